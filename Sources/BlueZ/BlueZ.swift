@@ -1,0 +1,1 @@
+// BlueZ: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// Control: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// DBus: see docs/ARCHITECTURE.md

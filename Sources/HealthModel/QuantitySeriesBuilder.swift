@@ -1,0 +1,76 @@
+import Foundation
+
+/// Errors a series builder raises. `code` is stable for logs and the control socket.
+public struct SeriesBuilderError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case beforeSeriesStart = "before-series-start"
+        case invalidInterval = "invalid-interval"
+        case outOfOrder = "out-of-order"
+        case full
+        case finished
+        case notFinite = "not-finite"
+    }
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.rawValue): \(detail)" }
+}
+
+/// Builds one quantity series sample from (quantity, dateInterval) pairs, with HealthKit's rules:
+/// an insert at a start date already used replaces that value; an insert before the series start is an error;
+/// points are sorted by start on finish; the finished sample carries the aggregates of its type's style.
+public struct QuantitySeriesBuilder: Sendable {
+    public let type: QuantityType
+    public let start: Date
+    public var device: DeviceInfo?
+    public var metadata: Metadata
+    public let uuid: UUID
+    /// Points keyed by start date, so a second insert at the same start replaces the first.
+    private var pointsByStart: [Date: QuantityPoint] = [:]
+    private var isFinished = false
+
+    public init(type: QuantityType, start: Date, device: DeviceInfo?, metadata: Metadata = [:], uuid: UUID = UUID()) {
+        self.type = type
+        self.start = start
+        self.device = device
+        self.metadata = metadata
+        self.uuid = uuid
+    }
+
+    public var count: Int { pointsByStart.count }
+
+    /// Adds a value over [start, end]. `end` may equal `start` (an instantaneous value).
+    public mutating func insert(_ value: Double, start pointStart: Date, end pointEnd: Date) throws(SeriesBuilderError) {
+        guard !isFinished else { throw SeriesBuilderError(.finished, "the series is finished") }
+        guard value.isFinite else { throw SeriesBuilderError(.notFinite, "value \(value) is not finite") }
+        guard pointStart >= start else {
+            throw SeriesBuilderError(.beforeSeriesStart, "point at \(pointStart) is before the series start \(start)")
+        }
+        guard pointEnd >= pointStart else {
+            throw SeriesBuilderError(.invalidInterval, "point ends at \(pointEnd) before it starts at \(pointStart)")
+        }
+        pointsByStart[pointStart] = QuantityPoint(value: value, start: pointStart, end: pointEnd)
+    }
+
+    /// The points so far, sorted by start (what a checkpoint stores).
+    public var sortedPoints: [QuantityPoint] {
+        pointsByStart.values.sorted { $0.start < $1.start }
+    }
+
+    /// Finishes the series. Returns nil when it holds no point: an empty series is not saved.
+    public mutating func finish(metadata extra: Metadata = [:]) -> QuantitySample? {
+        isFinished = true
+        let points = sortedPoints
+        guard let first = points.first else { return nil }
+        let end = points.map(\.end).max() ?? first.end
+        return QuantitySample(
+            uuid: uuid, type: type, start: min(start, first.start), end: end, points: points,
+            aggregates: QuantityAggregates(points: points, style: type.aggregation),
+            device: device, metadata: metadata.merging(extra) { _, new in new })
+    }
+}

@@ -1,0 +1,1 @@
+// HeartRate: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// HeartStore: see docs/ARCHITECTURE.md

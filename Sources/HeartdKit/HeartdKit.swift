@@ -1,0 +1,1 @@
+// HeartdKit: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// Ingest: see docs/ARCHITECTURE.md

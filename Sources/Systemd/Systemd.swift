@@ -1,0 +1,1 @@
+// Systemd: see docs/ARCHITECTURE.md
