@@ -1,1 +1,0 @@
-// HeartRate: see docs/ARCHITECTURE.md
