@@ -1,1 +1,0 @@
-// HeartdKit: see docs/ARCHITECTURE.md

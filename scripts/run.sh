@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds heartd in release mode and captures heart rate:
+# from BlueZ when a Bluetooth adapter is on the system bus, otherwise from the built-in simulated sensor
+# (a real RR recording played back in real time). Data goes to ./out/heartd.sqlite; live values are shown
+# with `heartctl watch`. Stop with Ctrl-C (or after RUN_SECONDS, if set).
+#   scripts/run.sh                 # auto: BlueZ if there is an adapter, else simulator
+#   HEARTD_MODE=simulate scripts/run.sh
+#   RUN_SECONDS=20 scripts/run.sh  # stop by itself after 20 s
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+swift build -c release --product heartd >&2
+swift build -c release --product heartctl >&2
+BIN=$(swift build -c release --show-bin-path)
+mkdir -p out
+mode=${HEARTD_MODE:-auto}
+if [ "$mode" = auto ]; then
+  mode=simulate
+  if ls /sys/class/bluetooth/hci* >/dev/null 2>&1 && command -v busctl >/dev/null \
+     && busctl --system tree org.bluez 2>/dev/null | grep -q '/org/bluez/hci'; then
+    mode=bluez
+  fi
+fi
+args=(--db out/heartd.sqlite --socket out/control.sock --log-target stderr)
+if [ "$mode" = simulate ]; then
+  echo "run: no Bluetooth adapter on the system bus: using the built-in simulated sensor" >&2
+  args+=(--simulate)
+else
+  echo "run: capturing from BlueZ (any device advertising the Heart Rate service)" >&2
+  args+=(--auto-heart-rate)
+fi
+"$BIN/heartd" "${args[@]}" 2> out/heartd.log &
+DAEMON=$!
+trap 'kill -TERM $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; echo; "$BIN/heartctl" --db out/heartd.sqlite series; echo "log: out/heartd.log"' EXIT
+for _ in $(seq 50); do [ -S out/control.sock ] && break; sleep 0.1; done
+"$BIN/heartctl" --socket out/control.sock status
+if [ -n "${RUN_SECONDS:-}" ]; then
+  timeout "$RUN_SECONDS" "$BIN/heartctl" --socket out/control.sock watch || true
+else
+  "$BIN/heartctl" --socket out/control.sock watch || true
+fi
