@@ -24,10 +24,11 @@ public actor IngestPipeline {
 
     /// - Parameters:
     ///   - sink: where finished samples, checkpoints and devices go (the store).
-    ///   - logger: used with `device` metadata per session.
+    ///   - logger: used with `device` metadata per session (default: discards everything).
     ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
     ///   - onLiveEvent: called synchronously, on the pipeline, for every live event; keep it cheap.
-    public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink, logger: Logger,
+    public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink,
+                logger: Logger = Logger(label: "heartd.ingest", factory: { _ in SwiftLogNoOpLogHandler() }),
                 makeUUID: @escaping @Sendable () -> UUID = { UUID() },
                 onLiveEvent: (@Sendable (LiveEvent) -> Void)? = nil) {
         self.settings = settings
