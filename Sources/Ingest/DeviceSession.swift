@@ -142,8 +142,12 @@ struct DeviceSession: Sendable {
         var now = at.monotonic + monoShift
         defer { lastArrival = now }
         guard let last = lastArrival else { return now }
-        if now < last {
-            // Time went backwards: pretend it stood still (or that the chain continued), re-anchor and flag.
+        if now < last, last - now <= settings.clockTolerance {
+            // Jitter in a recorded clock (a little back): time stood still for this event only (no lasting
+            // shift, which would accumulate); the chain and the drift check carry on.
+            now = last
+        } else if now < last {
+            // Time jumped backwards: pretend it stood still (or that the chain continued), re-anchor and flag.
             var target = last
             if let position = timeline.positionSeconds, chainTicks > 0 {
                 target = max(target, position + chainTicks / BeatTimeline.ticksPerSecond)

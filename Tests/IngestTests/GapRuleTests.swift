@@ -97,14 +97,17 @@ import Testing
             notification(1, hrm(rr: [1024])), notification(2, hrm(rr: [1024])),
             notification(-10, hrm(rr: [1024])),  // replay time jumps back 12 s
             notification(-9, hrm(rr: [1024])),
+            notification(-8.5, hrm(rr: [512])),
+            notification(-8.6, hrm(rr: [])),     // 0.1 s back: jitter within the tolerance, no gap
+            notification(-7.5, hrm(rr: [1024])),
         ])
         await pipeline.finishAll(reason: .shutdown)
         let series = sink.contents.heartbeatSeries
         try #require(series.count == 1)
         let offsets = series[0].beats.map(\.offset)
         #expect(zip(offsets, offsets.dropFirst()).allSatisfy { $0 < $1 })
-        #expect(series[0].beats.map(\.precededByGap) == [true, false, false, true, false])
-        #expect(offsets == [0, 1, 2, 3, 4])
+        #expect(series[0].beats.map(\.precededByGap) == [true, false, false, true, false, false, false])
+        #expect(offsets == [0, 1, 2, 3, 4, 4.5, 5.5])
         let counters = try #require(await pipeline.status().first).counters
         #expect(counters.gapsByRule["clock-backwards"] == 1)
         #expect(counters.droppedBeatsOutOfOrder == 1)
