@@ -61,13 +61,21 @@ struct DeviceSession: Sendable {
 
     // MARK: events
 
-    /// A (re)connection: finishes anything open (as a disconnect), and starts a fresh timeline and energy baseline.
+    /// A connection: starts a fresh timeline and energy baseline (finishing anything left open as a disconnect).
+    /// For a device already connected it only updates the device information (a client may learn the Device
+    /// Information strings after connecting): nothing is missing, so nothing rotates or is flagged.
     mutating func connect(_ info: DeviceInfo?, at: Timestamp, effects: inout SessionEffects) {
-        if connected || !series.isEmpty { finish(.disconnect, at: effective(at), effects: &effects) }
         if let info {
             device = info
             device.localIdentifier = address
         }
+        if connected {
+            guard info != nil else { return }
+            series.updateDevice(context)
+            effects.devices.append(device)
+            return
+        }
+        if !series.isEmpty { finish(.disconnect, at: effective(at), effects: &effects) }
         connected = true
         timeline = BeatTimeline()
         energy.reset()
@@ -103,8 +111,10 @@ struct DeviceSession: Sendable {
         } catch {
             measurement = nil
             counters.malformedByCode[error.code.rawValue, default: 0] += 1
-            logger.warning("malformed notification skipped", metadata: [
-                "code": "\(error.code.rawValue)", "detail": "\(error.detail)", "bytes": "\(bytes.count)"])
+            let count = counters.malformedByCode[error.code.rawValue] ?? 1
+            // Warn at the 1st, 2nd, 4th, 8th… of each code so a garbling sensor cannot flood the journal.
+            logger.log(level: count & (count - 1) == 0 ? .warning : .debug, "malformed notification skipped", metadata: [
+                "code": "\(error.code.rawValue)", "detail": "\(error.detail)", "bytes": "\(bytes.count)", "count": "\(count)"])
         }
         let rr = measurement?.rrIntervals ?? []
         let plausibleTicks = rr.reduce(0) { $0 + (BeatTimeline.isPlausible($1, settings: settings) ? Double($1) : 0) }

@@ -42,7 +42,7 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
     public var batteryPercent: Int?
     /// Beats in the open heartbeat series.
     public var beatsInOpenSeries: Int
-    /// Series sets finished (a heartbeat, heart-rate or energy series each count once).
+    /// Series finished: heartbeat, heart-rate and energy series each count one (derived HRV samples do not).
     public var seriesFinished: Int
     public var counters: IngestCounters
 

@@ -102,6 +102,16 @@ struct OpenSeriesSet: Sendable {
         lastEnergyPoint = (startDate, value)
     }
 
+    /// Gives the open builders new device information (learnt after they were opened).
+    mutating func updateDevice(_ context: SeriesContext) {
+        heartbeats?.device = context.device
+        heartbeats?.metadata.merge(context.metadata) { _, new in new }
+        heartRate?.device = context.device
+        heartRate?.metadata.merge(context.metadata) { _, new in new }
+        energy?.device = context.device
+        energy?.metadata.merge(context.metadata) { _, new in new }
+    }
+
     /// The open series as samples (what a checkpoint stores): exactly what finishing at `time` would give,
     /// without the finish reason.
     func snapshot(at time: Double, context: SeriesContext) -> [Sample] {

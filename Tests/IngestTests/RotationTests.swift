@@ -132,3 +132,53 @@ import Testing
         #expect(sink.contents.quantities(.heartRateVariabilitySDNN).isEmpty)
     }
 }
+
+@Suite struct ConnectionTests {
+    @Test func deviceInfoLearntAfterConnectingUpdatesWithoutRotating() async throws {
+        let (pipeline, sink) = makePipeline()
+        await feed(pipeline, [
+            connected(0), notification(1, hrm(rr: [1024])),
+            connected(1.5, device: DeviceInfo(name: "Late", metadata: [MetadataKey.bodySensorLocation: "chest"])),
+            notification(2, hrm(rr: [1024])),
+        ])
+        await pipeline.finishAll(reason: .shutdown)
+        let series = sink.contents.heartbeatSeries
+        #expect(series.map(\.count) == [3])
+        #expect(series.first?.beats.map(\.precededByGap) == [true, false, false])
+        #expect(series.first?.device?.name == "Late")
+        #expect(series.first?.metadata[MetadataKey.bodySensorLocation] == "chest")
+        #expect(sink.contents.devices[addressA]?.name == "Late")
+    }
+
+    @Test func statusReportsTheLiveState() async throws {
+        let (pipeline, _) = makePipeline()
+        await feed(pipeline, [
+            connected(0, device: DeviceInfo(name: "S")), notification(1, hrm(72, rr: [1024])),
+            .battery(address: addressA, percent: 55, at: at(1.2)), notification(2, hrm(74, rr: [1024])),
+        ])
+        let status = try #require(await pipeline.status().first)
+        #expect(status.connected)
+        #expect(status.currentBPM == 74)
+        #expect(status.batteryPercent == 55)
+        #expect(status.beatsInOpenSeries == 3)
+        #expect(status.lastNotification == at(2).wall)
+        #expect(status.seriesFinished == 0)
+        #expect(status.counters.notifications == 2)
+    }
+
+    @Test func liveEventsReportBeatsHeartRateAndFinishedSeries() async throws {
+        let collected = LiveCollector()
+        let sink = InMemorySeriesSink()
+        let pipeline = IngestPipeline(sink: sink, onLiveEvent: { collected.append($0) })
+        await feed(pipeline, [connected(0), notification(1, hrm(60, rr: [1024])),
+                              .disconnected(address: addressA, reason: "bye", at: at(2))])
+        let events = collected.events
+        #expect(events.first == .connected(address: addressA, device: DeviceInfo(localIdentifier: addressA), at: at(0).wall))
+        #expect(events.contains(.heartRate(address: addressA, bpm: 60, at: at(1).wall)))
+        #expect(events.contains(.beats(address: addressA, beats: [LiveBeat(time: at(0).wall, precededByGap: true),
+                                                                  LiveBeat(time: at(1).wall, precededByGap: false)])))
+        let finished = events.compactMap { if case .seriesFinished(_, let uuid, _, .disconnect) = $0 { uuid } else { nil } }
+        #expect(Set(finished) == Set(sink.contents.saved.map(\.uuid)))
+        #expect(events.last == .disconnected(address: addressA, reason: "bye", at: at(2).wall))
+    }
+}

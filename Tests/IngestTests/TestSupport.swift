@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HeartRate
+import Synchronization
 @testable import Ingest
 
 let addressA = "AA:BB:CC:DD:EE:01"
@@ -62,4 +63,11 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// Collects live events from the pipeline's callback.
+final class LiveCollector: Sendable {
+    private let storage = Mutex<[LiveEvent]>([])
+    func append(_ event: LiveEvent) { storage.withLock { $0.append(event) } }
+    var events: [LiveEvent] { storage.withLock { $0 } }
 }
