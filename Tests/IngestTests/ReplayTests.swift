@@ -84,7 +84,7 @@ import Testing
         }
         let source = ReplaySource(text: lines.joined(separator: "\n"))
         #expect(source.issues.isEmpty)
-        let (pipeline, sink) = makePipeline()
+        let (pipeline, sink) = makePipeline(IngestSettings(checkpointInterval: 60))
         await pipeline.consume(source, tickWithEventTime: true)
         await pipeline.finishAll(reason: .shutdown)
 
