@@ -21,6 +21,7 @@ public actor IngestPipeline {
     private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
     private var lastEventTime: Timestamp?
+    private var sinkFailing = false
 
     /// - Parameters:
     ///   - sink: where finished samples, checkpoints and devices go (the store).
@@ -134,10 +135,14 @@ public actor IngestPipeline {
         guard !buffer.isEmpty else { return }
         let before = buffer.status.queuedBatches
         if let error = buffer.flush(into: sink) {
-            logger.warning("sink failed to save finished samples; keeping them in memory", metadata: [
-                "error": "\(error)", "queuedBeats": "\(buffer.status.queuedBeats)"])
-        } else if before > 1 {
-            logger.info("sink recovered; saved queued samples", metadata: ["batches": "\(before)"])
+            // Warn once per outage; the retries (every event or tick) log at debug.
+            logger.log(level: sinkFailing ? .debug : .warning,
+                       "sink failed to save finished samples; keeping them in memory", metadata: [
+                           "error": "\(error)", "queuedBeats": "\(buffer.status.queuedBeats)"])
+            sinkFailing = true
+        } else if sinkFailing {
+            sinkFailing = false
+            logger.notice("sink recovered; saved queued samples", metadata: ["batches": "\(before)"])
         }
     }
 
