@@ -1,0 +1,122 @@
+/// A beat on the timeline: integer ticks of 1/1024 s since the timeline origin, and the rule that flagged it.
+struct TimelineBeat: Sendable, Hashable {
+    var ticks: Int
+    var gap: GapReason?
+}
+
+/// What one notification's RR values produced.
+struct TimelineResult: Sendable {
+    var beats: [TimelineBeat] = []
+    /// RR values dropped as implausible (0, below `rrMinMs`, above `rrMaxMs`).
+    var implausible = 0
+    /// Beats dropped because they would not come after the previous beat.
+    var overlapping = 0
+}
+
+/// Reconstructs beat times from RR intervals (pure; no I/O, no dates).
+///
+/// Beats live on an integer tick grid (1/1024 s, the RR unit) counted from an origin on the monotonic clock,
+/// so every beat offset inside a series is an exact multiple of 1/1024 s and consecutive beats differ by
+/// exactly their RR value. A notification's last RR is taken to end at its arrival; when the chain is not
+/// anchored, it is anchored at `arrival − sum(plausible RR of the rest of the notification)`, and that anchor
+/// is itself a beat (the one the first RR starts from), flagged with the pending gap reason.
+struct BeatTimeline: Sendable {
+    static let ticksPerSecond = 1024.0
+
+    /// Monotonic seconds of tick 0; nil until the first anchor after `restart()`.
+    private(set) var origin: Double?
+    /// Ticks of the chain's last beat; nil = not anchored (the next plausible RR re-anchors to the clock).
+    private(set) var position: Int?
+    /// Ticks of the last emitted beat: later beats must come strictly after it.
+    private(set) var lastEmitted: Int?
+    /// The rule that will flag the next emitted beat.
+    private(set) var pendingGap: GapReason? = .connection
+
+    /// Breaks the chain: the next plausible RR re-anchors to the clock and its beat is flagged. The first
+    /// reason given since the last emitted beat is kept.
+    mutating func breakChain(_ reason: GapReason) {
+        position = nil
+        if pendingGap == nil { pendingGap = reason }
+    }
+
+    /// Forgets the origin (nothing open refers to it any more); the pending gap reason stays.
+    mutating func restart() {
+        origin = nil
+        position = nil
+        lastEmitted = nil
+    }
+
+    var isAnchored: Bool { position != nil }
+
+    /// Monotonic seconds of the chain's last beat, if anchored.
+    var positionSeconds: Double? {
+        guard let origin, let position else { return nil }
+        return origin + Double(position) / Self.ticksPerSecond
+    }
+
+    /// Monotonic seconds of a tick.
+    func seconds(ofTicks ticks: Int) -> Double? {
+        origin.map { $0 + Double(ticks) / Self.ticksPerSecond }
+    }
+
+    static func isPlausible(_ rr: UInt16, settings: IngestSettings) -> Bool {
+        let ms = Double(rr) * 1000 / ticksPerSecond
+        return rr != 0 && ms >= settings.rrMinMs && ms <= settings.rrMaxMs
+    }
+
+    /// Adds the beats of one notification's RR values (1/1024 s, oldest first) that arrived at `arrival`
+    /// (monotonic seconds, never earlier than the previous arrival).
+    mutating func ingest(_ rr: [UInt16], arrival: Double, settings: IngestSettings) -> TimelineResult {
+        var result = TimelineResult()
+        let plausible = rr.map { Self.isPlausible($0, settings: settings) }
+        var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
+        guard remaining > 0 else {
+            result.implausible = plausible.filter { !$0 }.count
+            if result.implausible > 0 { breakChain(.implausibleRR) }
+            return result
+        }
+        // The chain says the last beat is at position + remaining; the clock says about `arrival`.
+        if let position, let expected = ticks(at: arrival),
+           Double(abs(position + remaining - expected)) > settings.clockTolerance * Self.ticksPerSecond {
+            breakChain(.clockDrift)
+        }
+        for (value, ok) in zip(rr, plausible) {
+            guard ok else {
+                result.implausible += 1
+                breakChain(.implausibleRR)
+                continue
+            }
+            if position == nil { anchor(at: arrival, remaining: remaining, into: &result) }
+            let next = (position ?? 0) + Int(value)
+            position = next
+            remaining -= Int(value)
+            emit(next, into: &result)
+        }
+        return result
+    }
+
+    private func ticks(at seconds: Double) -> Int? {
+        guard let origin else { return nil }
+        return Int(((seconds - origin) * Self.ticksPerSecond).rounded())
+    }
+
+    private mutating func anchor(at arrival: Double, remaining: Int, into result: inout TimelineResult) {
+        if origin == nil {
+            origin = arrival - Double(remaining) / Self.ticksPerSecond
+            position = 0
+        } else {
+            position = (ticks(at: arrival) ?? 0) - remaining
+        }
+        emit(position ?? 0, into: &result)
+    }
+
+    private mutating func emit(_ ticks: Int, into result: inout TimelineResult) {
+        if let lastEmitted, ticks <= lastEmitted {
+            result.overlapping += 1
+            return
+        }
+        result.beats.append(TimelineBeat(ticks: ticks, gap: pendingGap))
+        pendingGap = nil
+        lastEmitted = ticks
+    }
+}

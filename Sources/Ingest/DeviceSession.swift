@@ -1,0 +1,281 @@
+import Foundation
+import HealthModel
+import HeartRate
+import Logging
+
+/// What handling one event produced, for the pipeline to deliver.
+struct SessionEffects: Sendable {
+    var batches: [(batch: PendingBatch, reason: FinishReason)] = []
+    var live: [LiveEvent] = []
+    var devices: [DeviceInfo] = []
+}
+
+/// One device's ingest state: decodes its notifications, rebuilds the beat timeline, feeds the series builders
+/// and rotates them. Pure logic driven by events and ticks; the pipeline does the I/O.
+///
+/// Times are the session's "effective" monotonic seconds: the source's monotonic time plus a shift that keeps
+/// them from ever going backwards (a replay file whose time goes back, or a clock change, is re-anchored there).
+struct DeviceSession: Sendable {
+    let address: String
+    let settings: IngestSettings
+    let logger: Logger
+    let makeUUID: @Sendable () -> UUID
+
+    private(set) var connected = false
+    private(set) var device: DeviceInfo
+    private(set) var counters = IngestCounters()
+    private(set) var seriesFinished = 0
+    private(set) var lastNotificationWall: Date?
+    private(set) var currentBPM: Int?
+    private(set) var battery: Int?
+    /// Whether the open series changed since the last checkpoint.
+    private(set) var needsCheckpoint = false
+
+    private var clock: ClockMap
+    private var timeline = BeatTimeline()
+    private(set) var series = OpenSeriesSet()
+    private var energy = EnergyAccumulator()
+    private var monoShift = 0.0
+    private var lastArrival: Double?
+
+    init(address: String, at: Timestamp, settings: IngestSettings, logger: Logger, makeUUID: @escaping @Sendable () -> UUID) {
+        self.address = address
+        self.settings = settings
+        self.makeUUID = makeUUID
+        var logger = logger
+        logger[metadataKey: "device"] = "\(address)"
+        self.logger = logger
+        self.device = DeviceInfo(localIdentifier: address)
+        self.clock = ClockMap(at)
+    }
+
+    private var context: SeriesContext {
+        var meta: Metadata = [:]
+        for key in [MetadataKey.serialNumber, MetadataKey.bodySensorLocation] { meta[key] = device.metadata[key] }
+        return SeriesContext(clock: clock, device: device, metadata: meta, settings: settings, makeUUID: makeUUID)
+    }
+
+    private func effective(_ t: Timestamp) -> Double {
+        max(t.monotonic + monoShift, lastArrival ?? -.infinity)
+    }
+
+    // MARK: events
+
+    /// A connection: starts a fresh timeline and energy baseline (finishing anything left open as a disconnect).
+    /// For a device already connected it only updates the device information (a client may learn the Device
+    /// Information strings after connecting): nothing is missing, so nothing rotates or is flagged.
+    mutating func connect(_ info: DeviceInfo?, at: Timestamp, effects: inout SessionEffects) {
+        if let info {
+            device = info
+            device.localIdentifier = address
+        }
+        if connected {
+            guard info != nil else { return }
+            series.updateDevice(context)
+            effects.devices.append(device)
+            return
+        }
+        if !series.isEmpty { finish(.disconnect, at: effective(at), effects: &effects) }
+        connected = true
+        timeline = BeatTimeline()
+        energy.reset()
+        monoShift = 0
+        lastArrival = nil
+        clock = ClockMap(at)
+        effects.devices.append(device)
+        effects.live.append(.connected(address: address, device: device, at: at.wall))
+        logger.info("connected", metadata: ["name": "\(device.name ?? "")"])
+    }
+
+    mutating func disconnect(reason: String, at: Timestamp, effects: inout SessionEffects) {
+        finish(.disconnect, at: effective(at), effects: &effects)
+        connected = false
+        currentBPM = nil
+        timeline.breakChain(.connection)
+        effects.live.append(.disconnected(address: address, reason: reason, at: at.wall))
+        logger.info("disconnected", metadata: ["reason": "\(reason)"])
+    }
+
+    mutating func setBattery(_ percent: Int, at: Timestamp, effects: inout SessionEffects) {
+        battery = percent
+        effects.live.append(.battery(address: address, percent: percent, at: at.wall))
+    }
+
+    mutating func notification(_ bytes: [UInt8], at: Timestamp, effects: inout SessionEffects) {
+        if !connected { connect(nil, at: at, effects: &effects) }
+        counters.notifications += 1
+        lastNotificationWall = at.wall
+        let measurement: HeartRateMeasurement?
+        do {
+            measurement = try HeartRateMeasurement(decoding: bytes)
+        } catch {
+            measurement = nil
+            counters.malformedByCode[error.code.rawValue, default: 0] += 1
+            let count = counters.malformedByCode[error.code.rawValue] ?? 1
+            // Warn at the 1st, 2nd, 4th, 8th… of each code so a garbling sensor cannot flood the journal.
+            logger.log(level: count & (count - 1) == 0 ? .warning : .debug, "malformed notification skipped", metadata: [
+                "code": "\(error.code.rawValue)", "detail": "\(error.detail)", "bytes": "\(bytes.count)", "count": "\(count)"])
+        }
+        let rr = measurement?.rrIntervals ?? []
+        let plausibleTicks = rr.reduce(0) { $0 + (BeatTimeline.isPlausible($1, settings: settings) ? Double($1) : 0) }
+        let now = advanceClock(to: at, chainTicks: plausibleTicks, effects: &effects)
+        if series.isEmpty && !timeline.isAnchored {
+            // Nothing open refers to the old origin or clock mapping: start both afresh at this arrival.
+            timeline.restart()
+            clock = ClockMap(wall0: at.wall, mono0: now)
+        }
+        if let opened = series.openedAt, now - opened >= settings.maxDuration {
+            finish(.maxDuration, at: now, effects: &effects)
+        }
+        needsCheckpoint = true
+        guard let measurement else {
+            timeline.breakChain(.malformedNotification)
+            return
+        }
+        let noContact = measurement.contact == .notDetected
+        if noContact {
+            counters.skippedRRNoContact += rr.count
+            timeline.breakChain(.contactRegained)
+        } else if !rr.isEmpty {
+            addBeats(rr, at: now, effects: &effects)
+        }
+        addHeartRate(measurement, noContact: noContact, at: now, effects: &effects)
+        if let reading = measurement.energyKilojoules, let inc = energy.add(reading, at: now) {
+            record { (s: inout OpenSeriesSet, c) throws(SeriesBuilderError) in
+                try s.addEnergy(inc.kilojoules, start: inc.start, end: inc.end, context: c)
+            }
+        }
+    }
+
+    /// Moves the session clock to `at` and applies the time-based rules; returns the effective time.
+    private mutating func advanceClock(to at: Timestamp, chainTicks: Double, effects: inout SessionEffects) -> Double {
+        var now = at.monotonic + monoShift
+        defer { lastArrival = now }
+        guard let last = lastArrival else { return now }
+        if now < last, last - now <= settings.clockTolerance {
+            // Jitter in a recorded clock (a little back): time stood still for this event only (no lasting
+            // shift, which would accumulate); the chain and the drift check carry on.
+            now = last
+        } else if now < last {
+            // Time jumped backwards: pretend it stood still (or that the chain continued), re-anchor and flag.
+            var target = last
+            if let position = timeline.positionSeconds, chainTicks > 0 {
+                target = max(target, position + chainTicks / BeatTimeline.ticksPerSecond)
+            }
+            monoShift += target - now
+            logger.warning("monotonic clock went backwards; re-anchoring", metadata: ["by": "\(target - now)"])
+            now = target
+            timeline.breakChain(.clockBackwards)
+        } else if now - last > settings.idleTimeout {
+            finish(.idle, at: now, effects: &effects)
+            timeline.breakChain(.notificationGap)
+        } else if now - last > settings.gapThreshold {
+            timeline.breakChain(.notificationGap)
+        }
+        return now
+    }
+
+    private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
+        let result = timeline.ingest(rr, arrival: now, settings: settings)
+        counters.droppedRR += result.implausible
+        counters.droppedBeatsOutOfOrder += result.overlapping
+        if result.implausible > 0 {
+            logger.debug("implausible RR dropped", metadata: ["count": "\(result.implausible)"])
+        }
+        var live: [LiveBeat] = []
+        for beat in result.beats {
+            // Rotate before the builder would refuse: this beat opens the next series, unflagged (nothing is missing).
+            if series.isHeartbeatSeriesFull { finish(.maxBeats, at: now, effects: &effects) }
+            guard let seconds = timeline.seconds(ofTicks: beat.ticks) else { continue }
+            let added = record { (s: inout OpenSeriesSet, c) throws(SeriesBuilderError) in
+                try s.addBeat(ticks: beat.ticks, seconds: seconds, precededByGap: beat.gap != nil, context: c)
+            }
+            guard added else { continue }
+            counters.beats += 1
+            if let gap = beat.gap { counters.gapsByRule[gap.rawValue, default: 0] += 1 }
+            live.append(LiveBeat(time: clock.date(seconds), precededByGap: beat.gap != nil))
+        }
+        if !live.isEmpty { effects.live.append(.beats(address: address, beats: live)) }
+    }
+
+    private mutating func addHeartRate(_ m: HeartRateMeasurement, noContact: Bool, at now: Double, effects: inout SessionEffects) {
+        if noContact || m.bpm == 0 {
+            if noContact { counters.skippedHRNoContact += 1 } else { counters.skippedHRZero += 1 }
+            currentBPM = nil
+            record { (s: inout OpenSeriesSet, c) throws(SeriesBuilderError) in try s.endHeartRate(at: now, context: c) }
+            return
+        }
+        currentBPM = Int(m.bpm)
+        record { (s: inout OpenSeriesSet, c) throws(SeriesBuilderError) in
+            try s.setHeartRate(Double(m.bpm), at: now, context: c)
+        }
+        effects.live.append(.heartRate(address: address, bpm: Int(m.bpm), at: clock.date(now)))
+    }
+
+    /// Runs a builder operation; a refusal is counted and logged (the pipeline never throws on data).
+    @discardableResult
+    private mutating func record(_ body: (inout OpenSeriesSet, SeriesContext) throws(SeriesBuilderError) -> Void) -> Bool {
+        do {
+            try body(&series, context)
+            return true
+        } catch {
+            counters.builderErrors += 1
+            logger.error("series builder refused a value", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    // MARK: time and rotation
+
+    /// Idle timeout and maximum duration, checked against a clock tick.
+    mutating func tick(now: Timestamp, effects: inout SessionEffects) {
+        guard !series.isEmpty, let last = lastArrival else { return }
+        let t = now.monotonic + monoShift
+        guard t >= last else { return }
+        if t - last > settings.idleTimeout {
+            finish(.idle, at: t, effects: &effects)
+            timeline.breakChain(.notificationGap)
+        } else if let opened = series.openedAt, t - opened >= settings.maxDuration {
+            finish(.maxDuration, at: t, effects: &effects)
+        }
+    }
+
+    /// The open series as samples for a checkpoint, if they changed since the last one.
+    mutating func checkpoint(now: Timestamp) -> [Sample]? {
+        guard needsCheckpoint else { return nil }
+        needsCheckpoint = false
+        guard !series.isEmpty else { return nil }
+        return series.snapshot(at: effective(now), context: context)
+    }
+
+    /// Finishes the open series (shutdown, end of a replay). The next beat, if any, is flagged.
+    mutating func finishAll(_ reason: FinishReason, at: Timestamp, effects: inout SessionEffects) {
+        finish(reason, at: effective(at), effects: &effects)
+        timeline.breakChain(.connection)
+    }
+
+    private mutating func finish(_ reason: FinishReason, at time: Double, effects: inout SessionEffects) {
+        guard let batch = series.finish(reason: reason, at: time, context: context) else { return }
+        seriesFinished += batch.closingCheckpoints.count
+        effects.batches.append((batch, reason))
+        for sample in batch.samples {
+            effects.live.append(.seriesFinished(address: address, uuid: sample.uuid,
+                                                typeIdentifier: sample.typeIdentifier, reason: reason))
+        }
+        logger.debug("series finished", metadata: ["reason": "\(reason.rawValue)", "samples": "\(batch.samples.count)"])
+    }
+
+    /// The status `heartctl status` shows.
+    var status: DeviceStatus {
+        DeviceStatus(address: address, connected: connected, device: device, lastNotification: lastNotificationWall,
+                     currentBPM: currentBPM, batteryPercent: battery, beatsInOpenSeries: series.beatCount,
+                     seriesFinished: seriesFinished, counters: counters)
+    }
+}
+
+extension DeviceSession {
+    /// A checkpoint write failed: write again at the next interval.
+    mutating func markCheckpointNeeded() {
+        if !series.isEmpty { needsCheckpoint = true }
+    }
+}

@@ -1,1 +1,0 @@
-// Ingest: see docs/ARCHITECTURE.md

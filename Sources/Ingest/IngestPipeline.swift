@@ -1,0 +1,164 @@
+import Foundation
+import HealthModel
+import Logging
+
+/// The ingest pipeline: one per daemon. Feed it source events (`handle`) and clock ticks (`tick`); it keeps a
+/// `DeviceSession` per address, hands finished samples, checkpoints and devices to the sink, and reports live
+/// events through `onLiveEvent`. Deterministic: given the same events and ticks (and a deterministic
+/// `makeUUID`) it produces the same output, which is what replay relies on.
+///
+/// Sink failures never lose data below `IngestSettings.memoryBufferBeats`: finished samples wait in memory and
+/// are retried on the next event or tick, in order; beyond the bound the oldest are dropped, counted and logged.
+public actor IngestPipeline {
+    public let settings: IngestSettings
+    private let sink: any SeriesSink
+    private let logger: Logger
+    private let makeUUID: @Sendable () -> UUID
+    private let onLiveEvent: (@Sendable (LiveEvent) -> Void)?
+
+    private var sessions: [String: DeviceSession] = [:]
+    private var buffer: SinkBuffer
+    private var pendingDevices: [String: DeviceInfo] = [:]
+    private var lastCheckpoint: Double?
+    private var lastEventTime: Timestamp?
+    private var sinkFailing = false
+
+    /// - Parameters:
+    ///   - sink: where finished samples, checkpoints and devices go (the store).
+    ///   - logger: used with `device` metadata per session (default: discards everything).
+    ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
+    ///   - onLiveEvent: called synchronously, on the pipeline, for every live event; keep it cheap.
+    public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink,
+                logger: Logger = Logger(label: "heartd.ingest", factory: { _ in SwiftLogNoOpLogHandler() }),
+                makeUUID: @escaping @Sendable () -> UUID = { UUID() },
+                onLiveEvent: (@Sendable (LiveEvent) -> Void)? = nil) {
+        self.settings = settings
+        self.sink = sink
+        self.logger = logger
+        self.makeUUID = makeUUID
+        self.onLiveEvent = onLiveEvent
+        self.buffer = SinkBuffer(capacityBeats: settings.memoryBufferBeats)
+    }
+
+    /// Handles one source event.
+    public func handle(_ event: SourceEvent) {
+        lastEventTime = event.at
+        let address = event.address
+        var session = sessions[address] ?? DeviceSession(
+            address: address, at: event.at, settings: settings, logger: logger, makeUUID: makeUUID)
+        var effects = SessionEffects()
+        switch event {
+        case .connected(_, let info, let at): session.connect(info, at: at, effects: &effects)
+        case .notification(_, let bytes, let at): session.notification(bytes, at: at, effects: &effects)
+        case .disconnected(_, let reason, let at): session.disconnect(reason: reason, at: at, effects: &effects)
+        case .battery(_, let percent, let at): session.setBattery(percent, at: at, effects: &effects)
+        }
+        sessions[address] = session
+        deliver(effects)
+    }
+
+    /// Applies idle timeouts and maximum durations, retries a failed sink, and writes checkpoints of the open
+    /// series when `checkpointInterval` has passed since the last ones. Live use: call about once a second with
+    /// `Timestamp.now()`; replay: call with the file's time after each event.
+    public func tick(now: Timestamp) {
+        var effects = SessionEffects()
+        for address in sessions.keys.sorted() {
+            sessions[address]?.tick(now: now, effects: &effects)
+        }
+        deliver(effects)
+        if let last = lastCheckpoint, now.monotonic - last < settings.checkpointInterval, now.monotonic >= last { return }
+        writeCheckpoints(now: now)
+    }
+
+    /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and
+    /// tries to save them.
+    public func finishAll(reason: FinishReason, at: Timestamp? = nil) {
+        guard let time = at ?? lastEventTime else { return }
+        var effects = SessionEffects()
+        for address in sessions.keys.sorted() {
+            sessions[address]?.finishAll(reason, at: time, effects: &effects)
+        }
+        deliver(effects)
+    }
+
+    /// Handles every event of `source` until it ends; with `tickWithEventTime` each event is followed by
+    /// `tick(now: event.at)` (replay and simulated time). Does not finish open series at the end.
+    public func consume(_ source: some Source, tickWithEventTime: Bool) async {
+        for await event in source.events() {
+            handle(event)
+            if tickWithEventTime { tick(now: event.at) }
+        }
+    }
+
+    /// One entry per device seen, sorted by address.
+    public func status() -> [DeviceStatus] {
+        sessions.keys.sorted().compactMap { sessions[$0]?.status }
+    }
+
+    /// Buffering and failure counters of the sink side.
+    public func sinkStatus() -> SinkStatus { buffer.status }
+
+    // MARK: output
+
+    private func deliver(_ effects: SessionEffects) {
+        for device in effects.devices {
+            pendingDevices[device.localIdentifier ?? ""] = device
+        }
+        for (batch, reason) in effects.batches {
+            let dropped = buffer.enqueue(batch)
+            if !dropped.isEmpty {
+                logger.error("sink unavailable too long: dropped oldest finished samples", metadata: [
+                    "samples": "\(dropped.reduce(0) { $0 + $1.samples.count })",
+                    "beats": "\(dropped.reduce(0) { $0 + $1.weight })",
+                    "totalDroppedBeats": "\(buffer.status.droppedBeats)", "reason": "\(reason.rawValue)"])
+            }
+        }
+        flush()
+        if let onLiveEvent {
+            for event in effects.live { onLiveEvent(event) }
+        }
+    }
+
+    /// Saves pending devices and queued batches, stopping at the first failure (retried next time).
+    private func flush() {
+        for address in pendingDevices.keys.sorted() {
+            guard let device = pendingDevices[address] else { continue }
+            do {
+                try sink.upsertDevice(device)
+                pendingDevices[address] = nil
+            } catch {
+                buffer.recordFailure(error)
+                logger.warning("sink failed to save device; will retry", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        guard !buffer.isEmpty else { return }
+        let before = buffer.status.queuedBatches
+        if let error = buffer.flush(into: sink) {
+            // Warn once per outage; the retries (every event or tick) log at debug.
+            logger.log(level: sinkFailing ? .debug : .warning,
+                       "sink failed to save finished samples; keeping them in memory", metadata: [
+                           "error": "\(error)", "queuedBeats": "\(buffer.status.queuedBeats)"])
+            sinkFailing = true
+        } else if sinkFailing {
+            sinkFailing = false
+            logger.notice("sink recovered; saved queued samples", metadata: ["batches": "\(before)"])
+        }
+    }
+
+    private func writeCheckpoints(now: Timestamp) {
+        lastCheckpoint = now.monotonic
+        var open: [Sample] = []
+        for address in sessions.keys.sorted() {
+            if let samples = sessions[address]?.checkpoint(now: now) { open += samples }
+        }
+        guard !open.isEmpty else { return }
+        do {
+            try sink.writeCheckpoints(open)
+        } catch {
+            buffer.recordFailure(error, checkpoint: true)
+            logger.warning("checkpoint write failed; will retry", metadata: ["error": "\(error)"])
+            for address in sessions.keys { sessions[address]?.markCheckpointNeeded() }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// Why a series set was finished; stored as `MetadataKey.finishReason`.
+public enum FinishReason: String, Sendable, Hashable, Codable, CaseIterable {
+    case disconnect
+    case idle
+    case maxDuration = "max-duration"
+    case maxBeats = "max-beats"
+    case shutdown
+}
+
+/// Which rule flagged a beat `precededByGap`. Counted per device in `IngestCounters.gapsByRule`.
+public enum GapReason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// First beat after the device (re)connected.
+    case connection
+    /// First beat after skin contact came back (RR values are ignored while contact is "not detected").
+    case contactRegained = "contact-regained"
+    /// Notifications stopped for longer than `gapThreshold`.
+    case notificationGap = "notification-gap"
+    /// The RR chain and the monotonic clock disagreed by more than `clockTolerance`.
+    case clockDrift = "clock-drift"
+    /// An implausible RR value was dropped.
+    case implausibleRR = "implausible-rr"
+    /// The monotonic clock went backwards (replay time going back).
+    case clockBackwards = "clock-backwards"
+    /// A notification could not be decoded, so its RR values are lost.
+    case malformedNotification = "malformed-notification"
+}

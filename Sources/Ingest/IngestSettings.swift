@@ -1,0 +1,38 @@
+/// Tuning of the ingest pipeline. Every default is what heartd ships with.
+public struct IngestSettings: Sendable, Hashable, Codable {
+    /// Beats per heartbeat series before rotating into a new one (HealthKit's limit is 1000).
+    public var maxBeats: Int = 1000
+    /// Longest span of a series set in seconds before rotating (1 hour).
+    public var maxDuration: Double = 3600
+    /// With no notification for this many seconds the device's series are finished ("idle").
+    public var idleTimeout: Double = 30
+    /// Notifications missing for longer than this (monotonic seconds) break the beat chain: the next beat is
+    /// flagged `precededByGap`. Also the longest time a heart-rate value is held.
+    public var gapThreshold: Double = 3
+    /// When the RR chain and the monotonic clock disagree by more than this (seconds) the chain is re-anchored
+    /// to the clock and the next beat is flagged.
+    public var clockTolerance: Double = 2
+    /// RR intervals below this (ms) are not real beats: dropped, counted, next beat flagged.
+    public var rrMinMs: Double = 250
+    /// RR intervals above this (ms) are not real beats either (missed detections).
+    public var rrMaxMs: Double = 2500
+    /// Open series are checkpointed through the sink at most this often (seconds), when they changed.
+    public var checkpointInterval: Double = 1
+    /// Finished samples kept in memory while the sink fails, counted in beats (a quantity point counts as one).
+    /// Beyond it the oldest are dropped and counted.
+    public var memoryBufferBeats: Int = 500_000
+
+    public init(maxBeats: Int = 1000, maxDuration: Double = 3600, idleTimeout: Double = 30, gapThreshold: Double = 3,
+                clockTolerance: Double = 2, rrMinMs: Double = 250, rrMaxMs: Double = 2500,
+                checkpointInterval: Double = 1, memoryBufferBeats: Int = 500_000) {
+        self.maxBeats = max(1, maxBeats)
+        self.maxDuration = maxDuration
+        self.idleTimeout = idleTimeout
+        self.gapThreshold = gapThreshold
+        self.clockTolerance = clockTolerance
+        self.rrMinMs = rrMinMs
+        self.rrMaxMs = rrMaxMs
+        self.checkpointInterval = checkpointInterval
+        self.memoryBufferBeats = max(0, memoryBufferBeats)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import HealthModel
+
+/// Maps the session's monotonic seconds to wall-clock dates: fixed while series are open, so dates inside a
+/// series keep the monotonic spacing even if the wall clock is changed.
+struct ClockMap: Sendable {
+    var wall0: Date
+    var mono0: Double
+
+    init(_ timestamp: Timestamp) {
+        wall0 = timestamp.wall
+        mono0 = timestamp.monotonic
+    }
+
+    init(wall0: Date, mono0: Double) {
+        self.wall0 = wall0
+        self.mono0 = mono0
+    }
+
+    func date(_ monotonic: Double) -> Date { wall0.addingTimeInterval(monotonic - mono0) }
+}
+
+/// What a series set needs to know to create builders.
+struct SeriesContext: Sendable {
+    var clock: ClockMap
+    var device: DeviceInfo
+    /// Metadata every sample of the device carries (serial number, body sensor location).
+    var metadata: Metadata
+    var settings: IngestSettings
+    var makeUUID: @Sendable () -> UUID
+}
+
+/// The series one device is currently building: heartbeats, heart rate and active energy. They are finished
+/// together (a "set") on rotation. Builders are created lazily at their first value, so an open builder is
+/// never empty and its UUID is stable from the first checkpoint to the finished sample.
+///
+/// Heart-rate weighting: each value holds from its arrival until the next notification arrives, capped at
+/// `gapThreshold`; the last value of a series holds until the event that finishes the series (same cap).
+struct OpenSeriesSet: Sendable {
+    private(set) var heartbeats: HeartbeatSeriesBuilder?
+    /// Timeline ticks of the heartbeat series start (its first beat).
+    private(set) var heartbeatBaseTicks = 0
+    private(set) var heartRate: QuantitySeriesBuilder?
+    /// The latest heart-rate value, not yet inserted because its end is not known: (bpm, monotonic start).
+    private(set) var pendingHeartRate: (value: Double, start: Double)?
+    private(set) var energy: QuantitySeriesBuilder?
+    private var lastEnergyPoint: (start: Date, value: Double)?
+    /// Monotonic seconds of the earliest content (for `maxDuration`).
+    private(set) var openedAt: Double?
+
+    var isEmpty: Bool { heartbeats == nil && heartRate == nil && energy == nil }
+    var beatCount: Int { heartbeats?.count ?? 0 }
+    var isHeartbeatSeriesFull: Bool { heartbeats?.isFull ?? false }
+
+    /// Adds a beat at timeline `ticks` (seconds of the tick given as `seconds`). Opens the heartbeat series at the
+    /// first beat. Throws when the builder refuses (out of order or full; callers prevent both).
+    mutating func addBeat(ticks: Int, seconds: Double, precededByGap: Bool, context: SeriesContext) throws(SeriesBuilderError) {
+        if heartbeats == nil {
+            heartbeats = HeartbeatSeriesBuilder(
+                start: context.clock.date(seconds), maximumCount: context.settings.maxBeats,
+                device: context.device, metadata: context.metadata, uuid: context.makeUUID())
+            heartbeatBaseTicks = ticks
+            noteOpened(seconds)
+        }
+        try heartbeats?.addBeat(at: Double(ticks - heartbeatBaseTicks) / BeatTimeline.ticksPerSecond,
+                                precededByGap: precededByGap)
+    }
+
+    /// Starts holding a heart-rate value from `time`; the previous value ends here.
+    mutating func setHeartRate(_ bpm: Double, at time: Double, context: SeriesContext) throws(SeriesBuilderError) {
+        try endHeartRate(at: time, context: context)
+        if heartRate == nil {
+            heartRate = QuantitySeriesBuilder(
+                type: .heartRate, start: context.clock.date(time), device: context.device,
+                metadata: context.metadata, uuid: context.makeUUID())
+            noteOpened(time)
+        }
+        pendingHeartRate = (bpm, time)
+    }
+
+    /// Ends the held heart-rate value at `time` (capped at `gapThreshold` after its start).
+    mutating func endHeartRate(at time: Double, context: SeriesContext) throws(SeriesBuilderError) {
+        guard let pending = pendingHeartRate else { return }
+        pendingHeartRate = nil
+        let end = max(pending.start, min(time, pending.start + context.settings.gapThreshold))
+        try heartRate?.insert(pending.value, start: context.clock.date(pending.start), end: context.clock.date(end))
+    }
+
+    /// Adds an energy increment over [start, end] (monotonic seconds). Two increments starting at the same
+    /// instant are summed (a plain insert would replace the first).
+    mutating func addEnergy(_ kilojoules: Double, start: Double, end: Double, context: SeriesContext) throws(SeriesBuilderError) {
+        let startDate = context.clock.date(start)
+        if energy == nil {
+            energy = QuantitySeriesBuilder(
+                type: .activeEnergyBurned, start: startDate, device: context.device,
+                metadata: context.metadata, uuid: context.makeUUID())
+            noteOpened(start)
+        }
+        var value = kilojoules
+        if let last = lastEnergyPoint, last.start == startDate { value += last.value }
+        try energy?.insert(value, start: startDate, end: context.clock.date(end))
+        lastEnergyPoint = (startDate, value)
+    }
+
+    /// Gives the open builders new device information (learnt after they were opened).
+    mutating func updateDevice(_ context: SeriesContext) {
+        heartbeats?.device = context.device
+        heartbeats?.metadata.merge(context.metadata) { _, new in new }
+        heartRate?.device = context.device
+        heartRate?.metadata.merge(context.metadata) { _, new in new }
+        energy?.device = context.device
+        energy?.metadata.merge(context.metadata) { _, new in new }
+    }
+
+    /// The open series as samples (what a checkpoint stores): exactly what finishing at `time` would give,
+    /// without the finish reason.
+    func snapshot(at time: Double, context: SeriesContext) -> [Sample] {
+        var copy = self
+        return copy.finishSamples(at: time, extra: [:], context: context).samples
+    }
+
+    /// Finishes every series of the set and returns the batch to save (nil when the set is empty).
+    /// The set is empty afterwards.
+    mutating func finish(reason: FinishReason, at time: Double, context: SeriesContext) -> PendingBatch? {
+        guard !isEmpty else { return nil }
+        let result = finishSamples(at: time, extra: [MetadataKey.finishReason: reason.rawValue], context: context)
+        var batch = PendingBatch(samples: result.samples, closingCheckpoints: result.builders)
+        if let hb = result.heartbeatSeries,
+           let hrv = derivedSDNNSample(from: hb, uuid: context.makeUUID(), metadata: hb.metadata) {
+            batch.samples.append(.quantity(hrv))
+        }
+        self = OpenSeriesSet()
+        return batch
+    }
+
+    private mutating func finishSamples(at time: Double, extra: Metadata, context: SeriesContext)
+        -> (samples: [Sample], builders: [UUID], heartbeatSeries: HeartbeatSeriesSample?) {
+        try? endHeartRate(at: time, context: context)
+        var samples: [Sample] = []
+        var builders: [UUID] = []
+        var series: HeartbeatSeriesSample?
+        if var hb = heartbeats {
+            builders.append(hb.uuid)
+            series = hb.finish(metadata: extra)
+            if let series { samples.append(.heartbeatSeries(series)) }
+        }
+        for var builder in [heartRate, energy].compactMap({ $0 }) {
+            builders.append(builder.uuid)
+            if let sample = builder.finish(metadata: extra) { samples.append(.quantity(sample)) }
+        }
+        return (samples, builders, series)
+    }
+
+    private mutating func noteOpened(_ time: Double) {
+        openedAt = min(openedAt ?? time, time)
+    }
+}
