@@ -62,9 +62,24 @@ import Testing
         let points = Fixtures.heartRatePoints(count: 1000, seed: 11)
         let bytes = try QuantitySeriesCoding.encode(points, seriesStart: start)
         #expect(Double(bytes.count) / Double(points.count) <= 4)
+        // Steady 1 Hz with small value changes: one byte of value change, one byte of step change.
+        #expect(bytes.count <= 2 * points.count + 8)
         // Instant points (end == start) cost the same.
         let instants = points.map { QuantityPoint(value: $0.value, start: $0.start, end: $0.start) }
-        #expect(try QuantitySeriesCoding.encode(instants, seriesStart: start).count <= 4 * instants.count + 3)
+        #expect(try QuantitySeriesCoding.encode(instants, seriesStart: start).count <= 2 * instants.count + 8)
+    }
+
+    @Test func jitteredArrivalTimesStayCompactAndExact() throws {
+        var rng = SplitMix64(seed: 17)
+        var value = 100.0
+        let points = (0..<1000).map { i in
+            value = min(180, max(60, value + Double(Int.random(in: -10...10, using: &rng))))
+            let s = start.addingTimeInterval(Double(i * 1000 + Int.random(in: -60...60, using: &rng)) / 1000)
+            return QuantityPoint(value: value, start: s, end: s)
+        }
+        let bytes = try QuantitySeriesCoding.encode(points, seriesStart: start)
+        #expect(Double(bytes.count) / Double(points.count) <= 3)
+        #expect(try QuantitySeriesCoding.decode(bytes, seriesStart: start) == points)
     }
 
     @Test func unencodableDatesThrow() {

@@ -70,6 +70,21 @@ import Testing
         #expect(full?.code == .corruptBlob)
     }
 
+    @Test func aFullDatabaseReportsDiskFullAndKeepsWorking() throws {
+        let dir = try TempDirectory()
+        let db = try HeartDatabase(path: dir.databasePath)
+        let kept = Fixtures.heartbeatSample(count: 10)
+        try db.save([kept])
+        let pages = try db.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") } ?? 0
+        try db.write { db in _ = try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(pages + 2)") }
+        let many = (0..<50).map { Fixtures.heartbeatSample(count: 1000, seed: UInt64($0)) }
+        let error = #expect(throws: StoreError.self) { try db.save(many) }
+        #expect(error?.code == .diskFull)
+        // The failed transaction rolled back entirely; what was there before is intact.
+        #expect(try db.samples().map(\.uuid) == [kept.uuid])
+        #expect(try db.integrityCheck() == "ok")
+    }
+
     @Test func sqliteResultCodesMapToStoreCodes() {
         #expect(StoreError.code(for: .SQLITE_FULL) == .diskFull)
         #expect(StoreError.code(for: .SQLITE_READONLY) == .readOnly)
