@@ -78,7 +78,7 @@ extension HeartDatabase {
             var rows: [(start: Double, contents: [UInt8])] = []
             while let row = try cursor.next() {
                 let contents = try row.withUnsafeData(atIndex: 1) { $0.map { [UInt8]($0) } ?? [] }
-                rows.append((row[0], contents))
+                rows.append((try row.decode(atIndex: 0), contents))
             }
             return rows
         }

@@ -62,15 +62,15 @@ extension HeartDatabase {
                 if let row = try Row.fetchOne(
                     db, sql: "SELECT uuid, type, syncVersion FROM samples WHERE syncIdentifier = ?",
                     arguments: [syncIdentifier]) {
-                    let existingVersion: Int = row["syncVersion"] ?? Int.min
+                    let existingVersion: Int = try row.decode(forColumn: "syncVersion") ?? Int.min
                     guard version > existingVersion else {
                         result.skipped.append(SkippedSample(
                             uuid: uuid, reason: .staleSyncVersion,
                             detail: "sync identifier \(syncIdentifier) is stored with version \(existingVersion) ≥ \(version)"))
                         continue
                     }
-                    let existing = try StoreCoding.uuid(row["uuid"])
-                    try tombstone(uuid: existing, type: row["type"], now: now, anchors: &anchors, in: db)
+                    let existing = try StoreCoding.uuid(try row.decode(forColumn: "uuid"))
+                    try tombstone(uuid: existing, type: try row.decode(forColumn: "type"), now: now, anchors: &anchors, in: db)
                     result.replaced.append(existing)
                 }
             }

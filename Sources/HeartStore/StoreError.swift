@@ -44,6 +44,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return StoreError(code(for: e.resultCode), e.description)
         case is DecodingError:
             return StoreError(.corruptBlob, "\(error)")
+        case is RowDecodingError:
+            return StoreError(.corruptDatabase, "a stored value has the wrong type: \(error)")
         default:
             return StoreError(.database, "\(error)")
         }

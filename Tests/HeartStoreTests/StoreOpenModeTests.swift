@@ -68,6 +68,15 @@ import Testing
         #expect(error?.code == .corruptBlob)
         let full = #expect(throws: StoreError.self) { try db.sample(uuid: sample.uuid) }
         #expect(full?.code == .corruptBlob)
+
+        try db.write { db in try db.execute(sql: "UPDATE samples SET metadata = 'not json'") }
+        let summaries = #expect(throws: StoreError.self) { try db.samples() }
+        #expect(summaries?.code == .corruptBlob)
+        let json = #expect(throws: StoreError.self) { try db.changes(since: 0) }
+        #expect(json?.code == .corruptBlob)
+        try db.write { db in try db.execute(sql: "UPDATE samples SET metadata = NULL, uuid = x'0102'") }
+        let uuid = #expect(throws: StoreError.self) { try db.samples() }
+        #expect(uuid?.code == .corruptBlob)
     }
 
     @Test func aFullDatabaseReportsDiskFullAndKeepsWorking() throws {

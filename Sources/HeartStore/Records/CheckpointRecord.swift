@@ -39,15 +39,15 @@ struct CheckpointRecord: Sendable, FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) throws {
-        uuid = try StoreCoding.uuid(row[Columns.uuid])
-        kind = row[Columns.kind]
-        start = StoreCoding.date(row[Columns.startDate])
-        end = StoreCoding.date(row[Columns.endDate])
+        uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
+        kind = try row.decode(forColumn: Columns.kind)
+        start = StoreCoding.date(try row.decode(forColumn: Columns.startDate))
+        end = StoreCoding.date(try row.decode(forColumn: Columns.endDate))
         contents = try row.withUnsafeData(named: "contents") { $0.map { [UInt8]($0) } ?? [] }
-        metadata = try StoreCoding.metadata(row[Columns.metadata])
-        let deviceJSON: String? = row[Columns.device]
+        metadata = try StoreCoding.metadata(try row.decode(forColumn: Columns.metadata))
+        let deviceJSON: String? = try row.decode(forColumn: Columns.device)
         device = try deviceJSON.map { json throws(StoreError) in try StoreCoding.device(json) }
-        updatedAt = StoreCoding.date(row[Columns.updatedAt])
+        updatedAt = StoreCoding.date(try row.decode(forColumn: Columns.updatedAt))
     }
 
     func encode(to container: inout PersistenceContainer) throws {

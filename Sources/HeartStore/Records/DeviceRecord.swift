@@ -37,15 +37,16 @@ public struct DeviceRecord: Sendable, Hashable, Codable, FetchableRecord, Mutabl
     }
 
     public init(row: Row) throws {
-        id = row[Columns.id]
-        let metadata: String? = row[Columns.metadata]
+        func text(_ column: Column) throws -> String? { try row.decode(forColumn: column) }
+        id = try row.decode(forColumn: Columns.id)
         info = DeviceInfo(
-            name: row[Columns.name], manufacturer: row[Columns.manufacturer], model: row[Columns.model],
-            hardwareVersion: row[Columns.hardwareVersion], firmwareVersion: row[Columns.firmwareVersion],
-            softwareVersion: row[Columns.softwareVersion], localIdentifier: row[Columns.address],
-            udiDeviceIdentifier: row[Columns.udiDeviceIdentifier], metadata: try StoreCoding.metadata(metadata))
-        firstSeen = StoreCoding.date(row[Columns.firstSeen])
-        lastSeen = StoreCoding.date(row[Columns.lastSeen])
+            name: try text(Columns.name), manufacturer: try text(Columns.manufacturer), model: try text(Columns.model),
+            hardwareVersion: try text(Columns.hardwareVersion), firmwareVersion: try text(Columns.firmwareVersion),
+            softwareVersion: try text(Columns.softwareVersion), localIdentifier: try text(Columns.address),
+            udiDeviceIdentifier: try text(Columns.udiDeviceIdentifier),
+            metadata: try StoreCoding.metadata(try text(Columns.metadata)))
+        firstSeen = StoreCoding.date(try row.decode(forColumn: Columns.firstSeen))
+        lastSeen = StoreCoding.date(try row.decode(forColumn: Columns.lastSeen))
     }
 
     public func encode(to container: inout PersistenceContainer) throws {

@@ -67,20 +67,21 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) throws {
-        uuid = try StoreCoding.uuid(row[Columns.uuid])
-        type = row[Columns.type]
-        start = StoreCoding.date(row[Columns.startDate])
-        end = StoreCoding.date(row[Columns.endDate])
-        count = row[Columns.count]
+        uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
+        type = try row.decode(forColumn: Columns.type)
+        start = StoreCoding.date(try row.decode(forColumn: Columns.startDate))
+        end = StoreCoding.date(try row.decode(forColumn: Columns.endDate))
+        count = try row.decode(forColumn: Columns.count)
+        func real(_ column: Column) throws -> Double? { try row.decode(forColumn: column) }
         aggregates = QuantityAggregates(
-            average: row[Columns.average], minimum: row[Columns.minimum], maximum: row[Columns.maximum],
-            mostRecent: row[Columns.mostRecent], sum: row[Columns.sum])
-        deviceId = row[Columns.deviceId]
-        deviceSnapshot = row[Columns.deviceSnapshot]
-        metadata = try StoreCoding.metadata(row[Columns.metadata])
+            average: try real(Columns.average), minimum: try real(Columns.minimum), maximum: try real(Columns.maximum),
+            mostRecent: try real(Columns.mostRecent), sum: try real(Columns.sum))
+        deviceId = try row.decode(forColumn: Columns.deviceId)
+        deviceSnapshot = try row.decode(forColumn: Columns.deviceSnapshot)
+        metadata = try StoreCoding.metadata(try row.decode(forColumn: Columns.metadata))
         syncIdentifier = metadata[MetadataKey.syncIdentifier]
         syncVersion = metadata[MetadataKey.syncVersion].flatMap { Int($0) }
-        anchor = row[Columns.anchor]
+        anchor = try row.decode(forColumn: Columns.anchor)
         contents = try row.withUnsafeData(named: "contents") { $0.map { [UInt8]($0) } ?? [] }
     }
 

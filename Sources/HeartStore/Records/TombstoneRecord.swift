@@ -25,10 +25,10 @@ struct TombstoneRecord: Sendable, FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) throws {
-        uuid = try StoreCoding.uuid(row[Columns.uuid])
-        type = row[Columns.type]
-        deletedAt = StoreCoding.date(row[Columns.deletedAt])
-        anchor = row[Columns.anchor]
+        uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
+        type = try row.decode(forColumn: Columns.type)
+        deletedAt = StoreCoding.date(try row.decode(forColumn: Columns.deletedAt))
+        anchor = try row.decode(forColumn: Columns.anchor)
     }
 
     func encode(to container: inout PersistenceContainer) throws {
