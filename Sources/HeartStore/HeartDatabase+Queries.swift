@@ -3,13 +3,15 @@ import GRDB
 import HealthModel
 
 extension HeartDatabase {
-    /// Summaries of the samples that overlap `[from, to)` (an instant sample at `from` counts), ordered by start.
+    /// Summaries of the samples that overlap `[from, to)` (an instant sample at `from` counts), ordered by start
+    /// (latest first with `newestFirst`, so `limit` keeps the most recent ones).
     /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address.
     public func samples(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
-                        limit: Int? = nil) throws(StoreError) -> [SampleSummary] {
+                        limit: Int? = nil, newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
         try read { db in
             guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, in: db) else { return [] }
-            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) ORDER BY startDate, anchor"
+            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) "
+                + (newestFirst ? "ORDER BY startDate DESC" : "ORDER BY startDate")
             var arguments = filter.arguments
             if let limit {
                 sql += " LIMIT ?"
@@ -53,7 +55,7 @@ extension HeartDatabase {
             guard let filter = try RangeFilter(
                 type: Sample.heartbeatSeriesIdentifier, device: device, from: from, to: to, in: db) else { return ([], [:]) }
             let records = try SampleRecord.fetchAll(
-                db, sql: "SELECT * FROM samples WHERE \(filter.sql) ORDER BY startDate, anchor", arguments: filter.arguments)
+                db, sql: "SELECT * FROM samples WHERE \(filter.sql) ORDER BY startDate", arguments: filter.arguments)
             return (records, try Self.deviceInfos(ids: records.compactMap(\.deviceId), in: db))
         }
         var result: [HeartbeatSeriesSample] = []
@@ -73,7 +75,7 @@ extension HeartDatabase {
             guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to, in: db)
             else { return [] }
             let cursor = try Row.fetchCursor(
-                db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate, anchor",
+                db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
                 arguments: filter.arguments)
             var rows: [(start: Double, contents: [UInt8])] = []
             while let row = try cursor.next() {

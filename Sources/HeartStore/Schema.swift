@@ -46,6 +46,7 @@ enum Schema {
             }
             try db.create(index: "samples_type_start", on: "samples", columns: ["type", "startDate"])
             try db.create(index: "samples_device_start", on: "samples", columns: ["deviceId", "startDate"])
+            try db.create(index: "samples_start", on: "samples", columns: ["startDate"])
             try db.create(index: "samples_sync", on: "samples", columns: ["syncIdentifier", "syncVersion"],
                           condition: Column("syncIdentifier") != nil)
             try db.create(table: "tombstones") { t in

@@ -43,7 +43,8 @@ import Testing
         // Overlap: a runs past t0 + 70 s, so it matches a range starting there.
         #expect(try db.samples(from: t0.addingTimeInterval(70), to: t0.addingTimeInterval(3600)).map(\.uuid) == [a.uuid, c.uuid])
         #expect(try db.samples(to: t0.addingTimeInterval(60)).map(\.uuid) == [a.uuid])
-        #expect(try db.samples(limit: 2).count == 2)
+        #expect(try db.samples(limit: 2).map(\.uuid) == [a.uuid, c.uuid])
+        #expect(try db.samples(limit: 2, newestFirst: true).map(\.uuid) == [b.uuid, c.uuid])
 
         let summary = try #require(try db.samples(device: other.localIdentifier).first)
         #expect(summary.deviceAddress == other.localIdentifier)
