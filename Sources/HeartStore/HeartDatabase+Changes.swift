@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import HealthModel
+
+extension HeartDatabase {
+    /// The anchor of the latest change (0 for an empty database).
+    public func currentAnchor() throws(StoreError) -> Int64 {
+        try read { db in try AnchorSequence.current(db) }
+    }
+
+    /// Samples added and deleted after `anchor`, at most `limit` changes in all, oldest first, with the anchor
+    /// to pass next time. Pass 0 the first time. When fewer than `limit` changes are returned, the new anchor
+    /// is the current one, so a client that is caught up stays caught up.
+    public func changes(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> SampleChanges {
+        let limit = max(limit, 1)
+        return try read { db in
+            let added = try SampleRecord.fetchAll(
+                db, sql: "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE anchor > ? ORDER BY anchor LIMIT ?",
+                arguments: [anchor, limit])
+            let deleted = try TombstoneRecord.fetchAll(
+                db, sql: "SELECT * FROM tombstones WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit])
+            // Merge both by anchor and keep the first `limit` changes.
+            var takenAdded: [SampleRecord] = []
+            var takenDeleted: [UUID] = []
+            var a = 0, d = 0
+            var last = anchor
+            while takenAdded.count + takenDeleted.count < limit && (a < added.count || d < deleted.count) {
+                if d >= deleted.count || (a < added.count && added[a].anchor < deleted[d].anchor) {
+                    takenAdded.append(added[a])
+                    last = added[a].anchor
+                    a += 1
+                } else {
+                    takenDeleted.append(deleted[d].uuid)
+                    last = deleted[d].anchor
+                    d += 1
+                }
+            }
+            let complete = a == added.count && d == deleted.count && added.count < limit && deleted.count < limit
+            let newAnchor = complete ? max(anchor, try AnchorSequence.current(db)) : last
+            return SampleChanges(added: try Self.summaries(takenAdded, in: db), deleted: takenDeleted, anchor: newAnchor)
+        }
+    }
+}

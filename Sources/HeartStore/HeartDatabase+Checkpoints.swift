@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import HealthModel
+
+extension HeartDatabase {
+    /// Journals open series (upsert by UUID, replacing their contents) so a crash loses at most the beats
+    /// since the last call. Call about once a second with every series that changed.
+    public func writeCheckpoints(_ open: [Sample]) throws(StoreError) {
+        let now = Date()
+        var records: [CheckpointRecord] = []
+        records.reserveCapacity(open.count)
+        for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
+        try write { db in
+            for record in records { try record.upsert(db) }
+        }
+    }
+
+    /// The journaled open series, oldest first; quantity samples carry aggregates computed from their points.
+    public func checkpoints() throws(StoreError) -> [Sample] {
+        let records = try read { db in
+            try CheckpointRecord.order(CheckpointRecord.Columns.startDate).fetchAll(db)
+        }
+        var samples: [Sample] = []
+        samples.reserveCapacity(records.count)
+        for record in records { samples.append(try record.sample()) }
+        return samples
+    }
+
+    /// Removes checkpoints (series abandoned or saved elsewhere).
+    public func deleteCheckpoints(_ uuids: [UUID]) throws(StoreError) {
+        guard !uuids.isEmpty else { return }
+        try write { db in try Self.deleteCheckpoints(uuids, in: db) }
+    }
+
+    /// Finishes every checkpoint left by a crashed run: each becomes a sample with metadata
+    /// `recovered = "true"` and `finishReason = "recovery"` (heartbeat end = start + last offset; quantity
+    /// aggregates recomputed, end = latest point end). Empty checkpoints are only deleted. Saving and
+    /// deleting happen in one transaction. Returns the samples saved.
+    public func recoverCheckpoints(finishedAt: Date = Date()) throws(StoreError) -> [Sample] {
+        try write { db in
+            let records = try CheckpointRecord.order(CheckpointRecord.Columns.startDate).fetchAll(db)
+            var finished: [Sample] = []
+            for record in records {
+                if let sample = try Self.finishedSample(from: record) { finished.append(sample) }
+            }
+            let result = try Self.save(
+                finished, closingCheckpoints: records.map(\.uuid), now: finishedAt, in: db)
+            let saved = Set(result.saved)
+            return finished.filter { saved.contains($0.uuid) }
+        }
+    }
+
+    static func finishedSample(from record: CheckpointRecord) throws(StoreError) -> Sample? {
+        let recoveryMetadata = [MetadataKey.recovered: "true", MetadataKey.finishReason: "recovery"]
+        switch try record.sample() {
+        case .heartbeatSeries(var series):
+            guard let last = series.beats.last else { return nil }
+            series.end = series.start.addingTimeInterval(last.offset)
+            series.metadata.merge(recoveryMetadata) { _, new in new }
+            return .heartbeatSeries(series)
+        case .quantity(var quantity):
+            guard !quantity.points.isEmpty else { return nil }
+            quantity.points.sort { $0.start < $1.start }
+            quantity.aggregates = QuantityAggregates(points: quantity.points, style: quantity.type.aggregation)
+            quantity.end = quantity.points.map(\.end).max() ?? quantity.start
+            quantity.metadata.merge(recoveryMetadata) { _, new in new }
+            return .quantity(quantity)
+        }
+    }
+
+    static func deleteCheckpoints(_ uuids: [UUID], in db: Database) throws {
+        guard !uuids.isEmpty else { return }
+        let keys = uuids.map(StoreCoding.uuidBlob)
+        try CheckpointRecord.filter(keys.contains(CheckpointRecord.Columns.uuid)).deleteAll(db)
+    }
+}

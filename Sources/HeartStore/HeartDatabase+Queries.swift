@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import HealthModel
+
+extension HeartDatabase {
+    /// Summaries of the samples that overlap `[from, to)` (an instant sample at `from` counts), ordered by start
+    /// (latest first with `newestFirst`, so `limit` keeps the most recent ones).
+    /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address.
+    public func samples(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
+                        limit: Int? = nil, newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
+        try read { db in
+            guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, in: db) else { return [] }
+            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) "
+                + (newestFirst ? "ORDER BY startDate DESC" : "ORDER BY startDate")
+            var arguments = filter.arguments
+            if let limit {
+                sql += " LIMIT ?"
+                arguments += [max(limit, 0)]
+            }
+            return try Self.summaries(try SampleRecord.fetchAll(db, sql: sql, arguments: arguments), in: db)
+        }
+    }
+
+    /// The full sample, or nil when no sample has this UUID.
+    public func sample(uuid: UUID) throws(StoreError) -> Sample? {
+        let found: (SampleRecord, DeviceInfo?)? = try read { db in
+            guard let record = try SampleRecord.fetchOne(
+                db, sql: "SELECT * FROM samples WHERE uuid = ?", arguments: [StoreCoding.uuidBlob(uuid)])
+            else { return nil }
+            return (record, try Self.device(of: record, in: db))
+        }
+        guard let (record, device) = found else { return nil }
+        return try record.sample(device: device)
+    }
+
+    /// The beats of a heartbeat series, or nil when no heartbeat series has this UUID.
+    public func beats(uuid: UUID) throws(StoreError) -> [Beat]? {
+        let blob: [UInt8]? = try read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT contents FROM samples WHERE uuid = ? AND type = ?",
+                arguments: [StoreCoding.uuidBlob(uuid), Sample.heartbeatSeriesIdentifier]
+            ).map { row in try row.withUnsafeData(atIndex: 0) { $0.map { [UInt8]($0) } ?? [] } }
+        }
+        guard let blob else { return nil }
+        do {
+            return try HeartbeatSeriesCoding.decode(blob)
+        } catch {
+            throw StoreError(.corruptBlob, "heartbeat series \(uuid): \(error)")
+        }
+    }
+
+    /// The full heartbeat series overlapping `[from, to)`, ordered by start (one read for a whole day).
+    public func heartbeatSeries(from: Date, to: Date, device: String? = nil) throws(StoreError) -> [HeartbeatSeriesSample] {
+        let found: ([SampleRecord], [Int64: DeviceInfo]) = try read { db in
+            guard let filter = try RangeFilter(
+                type: Sample.heartbeatSeriesIdentifier, device: device, from: from, to: to, in: db) else { return ([], [:]) }
+            let records = try SampleRecord.fetchAll(
+                db, sql: "SELECT * FROM samples WHERE \(filter.sql) ORDER BY startDate", arguments: filter.arguments)
+            return (records, try Self.deviceInfos(ids: records.compactMap(\.deviceId), in: db))
+        }
+        var result: [HeartbeatSeriesSample] = []
+        result.reserveCapacity(found.0.count)
+        for record in found.0 {
+            if case .heartbeatSeries(let series) = try record.sample(device: try Self.device(of: record, infos: found.1)) {
+                result.append(series)
+            }
+        }
+        return result
+    }
+
+    /// The points of every sample of `type` that overlap `[from, to)`, limited to points overlapping the range
+    /// (an instant point at `from` counts), in start order. `device` is a Bluetooth address.
+    public func quantities(type: QuantityType, from: Date, to: Date, device: String? = nil) throws(StoreError) -> [QuantityPoint] {
+        let rows: [(start: Double, contents: [UInt8])] = try read { db in
+            guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to, in: db)
+            else { return [] }
+            let cursor = try Row.fetchCursor(
+                db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
+                arguments: filter.arguments)
+            var rows: [(start: Double, contents: [UInt8])] = []
+            while let row = try cursor.next() {
+                let contents = try row.withUnsafeData(atIndex: 1) { $0.map { [UInt8]($0) } ?? [] }
+                rows.append((try row.decode(atIndex: 0), contents))
+            }
+            return rows
+        }
+        var points: [QuantityPoint] = []
+        var sorted = true
+        for row in rows {
+            let decoded: [QuantityPoint]
+            do {
+                decoded = try QuantitySeriesCoding.decode(row.contents, seriesStart: StoreCoding.date(row.start))
+            } catch {
+                throw StoreError(.corruptBlob, "quantity series at \(StoreCoding.date(row.start)): \(error)")
+            }
+            for point in decoded where point.start < to && point.end >= from {
+                if let last = points.last, point.start < last.start { sorted = false }
+                points.append(point)
+            }
+        }
+        if !sorted { points.sort { $0.start < $1.start } }
+        return points
+    }
+
+    static func summaries(_ records: [SampleRecord], in db: Database) throws -> [SampleSummary] {
+        let infos = try deviceInfos(ids: records.compactMap(\.deviceId), in: db)
+        return try records.map { record in
+            SampleSummary(
+                uuid: record.uuid, typeIdentifier: record.type, start: record.start, end: record.end,
+                count: record.count, aggregates: record.aggregates, device: try device(of: record, infos: infos),
+                metadata: record.metadata, anchor: record.anchor)
+        }
+    }
+
+    static func device(of record: SampleRecord, in db: Database) throws -> DeviceInfo? {
+        guard let id = record.deviceId else { return nil }
+        return try device(of: record, infos: deviceInfos(ids: [id], in: db))
+    }
+
+    static func device(of record: SampleRecord, infos: [Int64: DeviceInfo]) throws(StoreError) -> DeviceInfo? {
+        if let snapshot = record.deviceSnapshot { return try StoreCoding.device(snapshot) }
+        return record.deviceId.flatMap { infos[$0] }
+    }
+}
+
+/// The WHERE clause of a range query. The lower bound on `startDate` (from − the longest sample of the type)
+/// keeps the scan of the (type, startDate) index short however much history there is.
+struct RangeFilter {
+    var sql: String
+    var arguments: StatementArguments
+
+    /// Nil when the device is unknown (nothing can match).
+    init?(type: String?, device: String?, from: Date?, to: Date?, in db: Database) throws {
+        var clauses: [String] = []
+        arguments = []
+        if let type {
+            clauses.append("type = ?")
+            arguments += [type]
+        }
+        if let device {
+            guard let id = try HeartDatabase.deviceId(address: device, in: db) else { return nil }
+            clauses.append("deviceId = ?")
+            arguments += [id]
+        }
+        if let from {
+            let longest: Double?
+            if let type {
+                longest = try Double.fetchOne(db, sql: "SELECT maxDuration FROM type_extent WHERE type = ?", arguments: [type])
+            } else {
+                longest = try Double.fetchOne(db, sql: "SELECT MAX(maxDuration) FROM type_extent")
+            }
+            clauses.append("startDate >= ? AND endDate >= ?")
+            arguments += [StoreCoding.seconds(from) - (longest ?? 0), StoreCoding.seconds(from)]
+        }
+        if let to {
+            clauses.append("startDate < ?")
+            arguments += [StoreCoding.seconds(to)]
+        }
+        sql = clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
+    }
+}

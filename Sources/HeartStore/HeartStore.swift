@@ -1,1 +1,0 @@
-// HeartStore: see docs/ARCHITECTURE.md

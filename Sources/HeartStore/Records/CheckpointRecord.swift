@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import HealthModel
+
+/// A row of `open_series`: the journaled state of a series that is still being built.
+struct CheckpointRecord: Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "open_series"
+
+    enum Columns {
+        static let uuid = Column("uuid")
+        static let deviceAddress = Column("deviceAddress")
+        static let kind = Column("kind")
+        static let startDate = Column("startDate")
+        static let endDate = Column("endDate")
+        static let contents = Column("contents")
+        static let metadata = Column("metadata")
+        static let device = Column("device")
+        static let updatedAt = Column("updatedAt")
+    }
+
+    var uuid: UUID
+    var kind: String
+    var start: Date
+    var end: Date
+    var contents: [UInt8]
+    var metadata: Metadata
+    var device: DeviceInfo?
+    var updatedAt: Date
+
+    init(sample: Sample, updatedAt: Date) throws(StoreError) {
+        uuid = sample.uuid
+        kind = sample.typeIdentifier
+        start = sample.start
+        end = sample.end
+        contents = try StoreCoding.encodeContents(sample)
+        metadata = sample.metadata
+        device = sample.device
+        self.updatedAt = updatedAt
+    }
+
+    init(row: Row) throws {
+        uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
+        kind = try row.decode(forColumn: Columns.kind)
+        start = StoreCoding.date(try row.decode(forColumn: Columns.startDate))
+        end = StoreCoding.date(try row.decode(forColumn: Columns.endDate))
+        contents = try row.withUnsafeData(named: "contents") { $0.map { [UInt8]($0) } ?? [] }
+        metadata = try StoreCoding.metadata(try row.decode(forColumn: Columns.metadata))
+        let deviceJSON: String? = try row.decode(forColumn: Columns.device)
+        device = try deviceJSON.map { json throws(StoreError) in try StoreCoding.device(json) }
+        updatedAt = StoreCoding.date(try row.decode(forColumn: Columns.updatedAt))
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.uuid] = StoreCoding.uuidBlob(uuid)
+        container[Columns.deviceAddress] = device?.localIdentifier
+        container[Columns.kind] = kind
+        container[Columns.startDate] = StoreCoding.seconds(start)
+        container[Columns.endDate] = StoreCoding.seconds(end)
+        container[Columns.contents] = Data(contents)
+        container[Columns.metadata] = StoreCoding.json(metadata)
+        container[Columns.device] = device.map(StoreCoding.json)
+        container[Columns.updatedAt] = StoreCoding.seconds(updatedAt)
+    }
+
+    /// The open series as a sample, with aggregates computed from its points.
+    func sample() throws(StoreError) -> Sample {
+        do {
+            if kind == Sample.heartbeatSeriesIdentifier {
+                return .heartbeatSeries(HeartbeatSeriesSample(
+                    uuid: uuid, start: start, end: end, beats: try HeartbeatSeriesCoding.decode(contents),
+                    device: device, metadata: metadata))
+            }
+            let type = try StoreCoding.quantityType(kind)
+            let points = try QuantitySeriesCoding.decode(contents, seriesStart: start)
+            return .quantity(QuantitySample(
+                uuid: uuid, type: type, start: start, end: end, points: points,
+                aggregates: QuantityAggregates(points: points, style: type.aggregation),
+                device: device, metadata: metadata))
+        } catch let error as SeriesCodingError {
+            throw StoreError(.corruptBlob, "checkpoint \(uuid): \(error)")
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import HealthModel
+
+/// A row of `samples`: one finished sample with its aggregates and its encoded series.
+struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "samples"
+
+    enum Columns {
+        static let uuid = Column("uuid")
+        static let type = Column("type")
+        static let startDate = Column("startDate")
+        static let endDate = Column("endDate")
+        static let count = Column("count")
+        static let average = Column("average")
+        static let minimum = Column("minimum")
+        static let maximum = Column("maximum")
+        static let mostRecent = Column("mostRecent")
+        static let sum = Column("sum")
+        static let deviceId = Column("deviceId")
+        static let deviceSnapshot = Column("deviceSnapshot")
+        static let metadata = Column("metadata")
+        static let syncIdentifier = Column("syncIdentifier")
+        static let syncVersion = Column("syncVersion")
+        static let anchor = Column("anchor")
+        static let contents = Column("contents")
+    }
+
+    /// Every column but `contents`, for summaries.
+    static let summaryColumns = "uuid, type, startDate, endDate, count, average, minimum, maximum, mostRecent, sum, "
+        + "deviceId, deviceSnapshot, metadata, anchor"
+
+    var uuid: UUID
+    var type: String
+    var start: Date
+    var end: Date
+    var count: Int
+    var aggregates: QuantityAggregates
+    var deviceId: Int64?
+    var deviceSnapshot: String?
+    var metadata: Metadata
+    var syncIdentifier: String?
+    var syncVersion: Int?
+    var anchor: Int64
+    var contents: [UInt8]
+
+    init(sample: Sample, deviceId: Int64?, anchor: Int64, contents: [UInt8]) {
+        uuid = sample.uuid
+        type = sample.typeIdentifier
+        start = sample.start
+        end = sample.end
+        switch sample {
+        case .quantity(let q):
+            count = q.points.count
+            aggregates = q.aggregates
+        case .heartbeatSeries(let h):
+            count = h.beats.count
+            aggregates = QuantityAggregates()
+        }
+        self.deviceId = deviceId
+        deviceSnapshot = nil
+        metadata = sample.metadata
+        syncIdentifier = sample.metadata[MetadataKey.syncIdentifier]
+        syncVersion = sample.metadata[MetadataKey.syncVersion].flatMap { Int($0) }
+        self.anchor = anchor
+        self.contents = contents
+    }
+
+    init(row: Row) throws {
+        uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
+        type = try row.decode(forColumn: Columns.type)
+        start = StoreCoding.date(try row.decode(forColumn: Columns.startDate))
+        end = StoreCoding.date(try row.decode(forColumn: Columns.endDate))
+        count = try row.decode(forColumn: Columns.count)
+        func real(_ column: Column) throws -> Double? { try row.decode(forColumn: column) }
+        aggregates = QuantityAggregates(
+            average: try real(Columns.average), minimum: try real(Columns.minimum), maximum: try real(Columns.maximum),
+            mostRecent: try real(Columns.mostRecent), sum: try real(Columns.sum))
+        deviceId = try row.decode(forColumn: Columns.deviceId)
+        deviceSnapshot = try row.decode(forColumn: Columns.deviceSnapshot)
+        metadata = try StoreCoding.metadata(try row.decode(forColumn: Columns.metadata))
+        syncIdentifier = metadata[MetadataKey.syncIdentifier]
+        syncVersion = metadata[MetadataKey.syncVersion].flatMap { Int($0) }
+        anchor = try row.decode(forColumn: Columns.anchor)
+        contents = try row.withUnsafeData(named: "contents") { $0.map { [UInt8]($0) } ?? [] }
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.uuid] = StoreCoding.uuidBlob(uuid)
+        container[Columns.type] = type
+        container[Columns.startDate] = StoreCoding.seconds(start)
+        container[Columns.endDate] = StoreCoding.seconds(end)
+        container[Columns.count] = count
+        container[Columns.average] = aggregates.average
+        container[Columns.minimum] = aggregates.minimum
+        container[Columns.maximum] = aggregates.maximum
+        container[Columns.mostRecent] = aggregates.mostRecent
+        container[Columns.sum] = aggregates.sum
+        container[Columns.deviceId] = deviceId
+        container[Columns.deviceSnapshot] = deviceSnapshot
+        container[Columns.metadata] = StoreCoding.json(metadata)
+        container[Columns.syncIdentifier] = syncIdentifier
+        container[Columns.syncVersion] = syncVersion
+        container[Columns.anchor] = anchor
+        container[Columns.contents] = Data(contents)
+    }
+
+    /// The full sample, given the device it was recorded with.
+    func sample(device: DeviceInfo?) throws(StoreError) -> Sample {
+        do {
+            if type == Sample.heartbeatSeriesIdentifier {
+                return .heartbeatSeries(HeartbeatSeriesSample(
+                    uuid: uuid, start: start, end: end, beats: try HeartbeatSeriesCoding.decode(contents),
+                    device: device, metadata: metadata))
+            }
+            let quantityType = try StoreCoding.quantityType(type)
+            return .quantity(QuantitySample(
+                uuid: uuid, type: quantityType, start: start, end: end,
+                points: try QuantitySeriesCoding.decode(contents, seriesStart: start),
+                aggregates: aggregates, device: device, metadata: metadata))
+        } catch let error as SeriesCodingError {
+            throw StoreError(.corruptBlob, "sample \(uuid): \(error)")
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+}

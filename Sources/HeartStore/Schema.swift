@@ -1,0 +1,84 @@
+import GRDB
+
+/// The database schema. Migrations are append-only: a migration that has shipped is never edited;
+/// changes go into a new migration named `vN-...`.
+///
+/// Dates are REAL seconds since 2001-01-01T00:00:00Z (Foundation's reference date), which round-trips
+/// every `Date` bit for bit. In SQL: `datetime(startDate + 978307200, 'unixepoch')`.
+/// Series contents are the blobs of `HeartbeatSeriesCoding` / `QuantitySeriesCoding`.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-initial") { db in
+            try db.create(table: "devices") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("address", .text).unique() // the Bluetooth address (DeviceInfo.localIdentifier)
+                t.column("name", .text)
+                t.column("manufacturer", .text)
+                t.column("model", .text)
+                t.column("hardwareVersion", .text)
+                t.column("firmwareVersion", .text)
+                t.column("softwareVersion", .text)
+                t.column("udiDeviceIdentifier", .text)
+                t.column("metadata", .text) // JSON object, NULL when empty
+                t.column("firstSeen", .double).notNull()
+                t.column("lastSeen", .double).notNull()
+            }
+            try db.create(table: "samples") { t in
+                t.primaryKey("uuid", .blob) // 16 bytes
+                t.column("type", .text).notNull() // quantity type identifier or HKDataTypeIdentifierHeartbeatSeries
+                t.column("startDate", .double).notNull()
+                t.column("endDate", .double).notNull()
+                t.column("count", .integer).notNull()
+                t.column("average", .double)
+                t.column("minimum", .double)
+                t.column("maximum", .double)
+                t.column("mostRecent", .double)
+                t.column("sum", .double)
+                t.column("deviceId", .integer).references("devices", onDelete: .setNull)
+                // The sample's DeviceInfo as JSON when it differs from the device row (the row changed later).
+                t.column("deviceSnapshot", .text)
+                t.column("metadata", .text)
+                t.column("syncIdentifier", .text)
+                t.column("syncVersion", .integer)
+                t.column("anchor", .integer).notNull().unique() // change sequence
+                t.column("contents", .blob).notNull()
+            }
+            try db.create(index: "samples_type_start", on: "samples", columns: ["type", "startDate"])
+            try db.create(index: "samples_device_start", on: "samples", columns: ["deviceId", "startDate"])
+            try db.create(index: "samples_start", on: "samples", columns: ["startDate"])
+            try db.create(index: "samples_sync", on: "samples", columns: ["syncIdentifier", "syncVersion"],
+                          condition: Column("syncIdentifier") != nil)
+            try db.create(table: "tombstones") { t in
+                t.primaryKey("uuid", .blob)
+                t.column("type", .text).notNull()
+                t.column("deletedAt", .double).notNull()
+                t.column("anchor", .integer).notNull().unique()
+            }
+            // Open series journaled every second or so, finished by recovery after a crash.
+            try db.create(table: "open_series") { t in
+                t.primaryKey("uuid", .blob)
+                t.column("deviceAddress", .text)
+                t.column("kind", .text).notNull() // type identifier, as in samples.type
+                t.column("startDate", .double).notNull()
+                t.column("endDate", .double).notNull()
+                t.column("contents", .blob).notNull()
+                t.column("metadata", .text)
+                t.column("device", .text) // DeviceInfo JSON
+                t.column("updatedAt", .double).notNull()
+            }
+            // The last anchor handed out; a single row.
+            try db.create(table: "store_state") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("lastAnchor", .integer).notNull()
+            }
+            try db.execute(sql: "INSERT INTO store_state (id, lastAnchor) VALUES (1, 0)")
+            // The longest sample per type, so range queries can bound their index scan on startDate.
+            try db.create(table: "type_extent") { t in
+                t.primaryKey("type", .text)
+                t.column("maxDuration", .double).notNull()
+            }
+        }
+        return migrator
+    }
+}
