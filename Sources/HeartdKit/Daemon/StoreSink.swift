@@ -1,0 +1,34 @@
+import Foundation
+import HealthModel
+import HeartStore
+import Ingest
+import Logging
+
+/// The ingest pipeline's sink backed by the SQLite store. Errors propagate so the pipeline can buffer and retry;
+/// samples the store refuses by rule (stale sync version, reused UUID) are logged, not retried.
+public struct StoreSink: SeriesSink {
+    public let database: HeartDatabase
+    public let logger: Logger
+
+    public init(database: HeartDatabase, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    public func save(_ samples: [Sample], closingCheckpoints: [UUID]) throws {
+        let result = try database.save(samples, closingCheckpoints: closingCheckpoints)
+        for skipped in result.skipped {
+            logger.warning("sample not saved", metadata: [
+                "HEARTD_SERIES": "\(skipped.uuid)", "reason": "\(skipped.reason.rawValue)", "detail": "\(skipped.detail)",
+            ])
+        }
+    }
+
+    public func writeCheckpoints(_ open: [Sample]) throws {
+        try database.writeCheckpoints(open)
+    }
+
+    public func upsertDevice(_ device: DeviceInfo) throws {
+        try database.upsertDevice(device)
+    }
+}
