@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Systemd
 import Testing
@@ -169,5 +170,27 @@ import Testing
         #expect(text.contains("socket = \"$RUNTIME_DIRECTORY/control.sock\"\n"))
         #expect(try HeartdConfiguration.parse(text) == configuration)
         #expect(try HeartdConfiguration.parse(HeartdConfiguration().render()) == HeartdConfiguration())
+    }
+}
+
+@Suite struct ConfigurationLoadingTests {
+    @Test func loadsFileOrReportsItMissing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("heartd-\(UUID().uuidString).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigurationError(.unreadable, source: path, "configuration file does not exist")) {
+            _ = try HeartdConfiguration.load(path: path)
+        }
+        #expect(try HeartdConfiguration.load(path: path, missingIsDefault: true) == HeartdConfiguration())
+        try "[series]\nmax_beats = 7\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try HeartdConfiguration.load(path: path).series.maxBeats == 7)
+        try "[series]\nmax_beats = x\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { _ = try HeartdConfiguration.load(path: path) }
+    }
+
+    @Test func exampleFileParses() throws {
+        // The shipped example must stay valid and equal to the defaults.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = root.appendingPathComponent("systemd/heartd.toml.example").path
+        #expect(try HeartdConfiguration.load(path: example) == HeartdConfiguration())
     }
 }
