@@ -1,0 +1,54 @@
+/// The access class of a control method.
+public enum ControlAccess: String, Sendable, Hashable {
+    /// Queries and `watch`: root or members of the socket group.
+    case read
+    /// Changes (forget a device, delete data, reload): root or members of the admin group.
+    case admin
+}
+
+/// A named group resolved to its gid.
+public struct GroupIdentity: Sendable, Hashable {
+    public var name: String
+    public var gid: UInt32
+    public init(name: String, gid: UInt32) { self.name = name; self.gid = gid }
+
+    /// Resolves `name` in the group database.
+    public static func resolve(_ name: String) throws(ControlSocketError) -> GroupIdentity {
+        guard let gid = UserDatabase.gid(ofGroup: name) else {
+            throw ControlSocketError(.unknownGroup, "group '\(name)' does not exist")
+        }
+        return GroupIdentity(name: name, gid: gid)
+    }
+}
+
+/// Decides whether a peer may call a method of a given access class. Pure logic.
+///
+/// - root (uid 0) may do everything;
+/// - `read` needs membership of `readGroup` (or of `adminGroup`); with no read group, anyone who
+///   can open the socket may read;
+/// - `admin` needs membership of `adminGroup`; with no admin group, only root.
+public struct AccessPolicy: Sendable, Hashable {
+    public var readGroup: GroupIdentity?
+    public var adminGroup: GroupIdentity?
+
+    public init(readGroup: GroupIdentity?, adminGroup: GroupIdentity?) {
+        self.readGroup = readGroup
+        self.adminGroup = adminGroup
+    }
+
+    /// `nil` when allowed, else a `permission-denied` error naming the missing group.
+    public func check(_ peer: PeerCredentials, access: ControlAccess, method: String) -> ControlError? {
+        if peer.uid == 0 { return nil }
+        let isAdmin = adminGroup.map { peer.isMember(of: $0.gid) } ?? false
+        switch access {
+        case .read:
+            guard let readGroup else { return nil }
+            if peer.isMember(of: readGroup.gid) || isAdmin { return nil }
+            return ControlError(.permissionDenied, "method '\(method)' requires membership of group '\(readGroup.name)' (uid \(peer.uid) is not a member)")
+        case .admin:
+            if isAdmin { return nil }
+            let needed = adminGroup.map { "root or membership of group '\($0.name)'" } ?? "root"
+            return ControlError(.permissionDenied, "method '\(method)' requires \(needed) (uid \(peer.uid))")
+        }
+    }
+}

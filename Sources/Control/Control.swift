@@ -1,1 +1,0 @@
-// Control: see docs/ARCHITECTURE.md

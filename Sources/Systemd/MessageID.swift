@@ -1,0 +1,19 @@
+/// Fixed journald `MESSAGE_ID`s (128-bit, lowercase hex without dashes) for heartd's notable events,
+/// so they can be found with `journalctl MESSAGE_ID=…`. Generated once; never change them.
+public enum MessageID: String, Sendable, CaseIterable {
+    /// A sensor connected and notifications started.
+    case deviceConnected = "5b0d6a1e3f8c4f52a8e1c2d4b6a79e01"
+    /// A sensor disconnected (or went silent past the threshold).
+    case deviceDisconnected = "9c2e4f7a1b3d4e6f8a0b2c4d6e8f1a23"
+    /// A quantity or heartbeat series was finished and stored.
+    case seriesFinished = "3e7a9c1b5d2f4a6c8e0b1d3f5a7c9e45"
+    /// A gap was detected in a beat stream (`precededByGap`).
+    case gap = "d41f8b2a6c3e4d5b9a7f1e0c2b4d6a67"
+    /// Open series were recovered from the checkpoint journal at start-up.
+    case recovery = "7f3b1d9e5a2c4b8d6e0f2a4c6b8d0e89"
+    /// The store failed (write error, disk full, corruption); beats are buffered in memory.
+    case storeError = "b82c6e0a4f1d4c3a9b5e7d1f3a5c7e0b"
+
+    /// The id as journald expects it (32 lowercase hex digits).
+    public var hex: String { rawValue }
+}

@@ -1,1 +1,0 @@
-// Systemd: see docs/ARCHITECTURE.md

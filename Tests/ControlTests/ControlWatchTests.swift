@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import Control
+
+@Suite struct ControlWatchTests {
+    @Test func watcherReceivesEventsAndUnsubscribesOnClose() async throws {
+        let server = try TestServer()
+        let client = try server.client()
+        let events = try await client.watch()
+        #expect(await server.eventually { server.handler.hub.count == 1 })
+        for n in 0..<5 { server.handler.hub.publish(ControlEvent("beat", fields: ["n": .int(n)])) }
+        var received: [Int] = []
+        for try await event in events {
+            #expect(event.name == "beat")
+            received.append(event.fields["n"]?.intValue ?? -1)
+            if received.count == 5 { break }
+        }
+        #expect(received == [0, 1, 2, 3, 4])
+        client.close()
+        #expect(await server.eventually { server.handler.hub.count == 0 && server.server.clientCount == 0 })
+    }
+
+    @Test func slowWatcherIsDroppedWhileAnotherKeepsReceiving() async throws {
+        let server = try TestServer { $0.maxOutgoingBytes = 256 * 1024 }
+        // The slow watcher subscribes and then never reads.
+        let slow = try RawClient(path: server.path)
+        try await slow.write(ControlRequest(id: 1, method: "watch").encodedLine())
+        let accepted = try await slow.readResponse()
+        #expect(accepted.result?["streaming"] == true)
+
+        let fast = try server.client()
+        let events = try await fast.watch()
+        #expect(await server.eventually { server.handler.hub.count == 2 })
+
+        let total = 2000
+        let payload = JSONValue.string(String(repeating: "p", count: 1000))
+        let hub = server.handler.hub
+        let publisher = Task {
+            for n in 0..<total {
+                hub.publish(ControlEvent("beat", fields: ["n": .int(n), "payload": payload]))
+                if n % 20 == 19 { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        var count = 0
+        for try await event in events {
+            #expect(event.fields["n"]?.intValue == count)
+            count += 1
+            if count == total { break }
+        }
+        await publisher.value
+        #expect(count == total)
+        fast.close()
+        // The slow client was dropped: its subscription ended and only the fast one remained.
+        #expect(await server.eventually { server.handler.hub.count <= 1 })
+        #expect(await server.eventually { server.server.clientCount <= 1 })
+    }
+}

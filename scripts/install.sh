@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Installs heartd from a release build: binaries, systemd unit, sysusers/tmpfiles entries,
+# an example configuration (never overwriting one that exists), docs, and optionally the udev rule.
+#
+#   swift build -c release && sudo scripts/install.sh [--enable] [--udev-rule]
+#   scripts/install.sh --dry-run                  # print what would happen
+#   DESTDIR=/tmp/stage scripts/install.sh         # stage into a directory (no systemctl calls)
+#
+# Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty),
+# BUILD_DIR (default .build/release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX="${PREFIX:-/usr/local}"
+SYSCONFDIR="${SYSCONFDIR:-/etc}"
+DESTDIR="${DESTDIR:-}"
+BUILD_DIR="${BUILD_DIR:-.build/release}"
+DRY_RUN=0 ENABLE=0 UDEV_RULE=0
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY_RUN=1 ;;
+    --enable) ENABLE=1 ;;
+    --udev-rule) UDEV_RULE=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown option $arg" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+BINDIR="$PREFIX/bin"
+UNITDIR="$SYSCONFDIR/systemd/system"
+SYSUSERSDIR="$SYSCONFDIR/sysusers.d"
+TMPFILESDIR="$SYSCONFDIR/tmpfiles.d"
+UDEVDIR="$SYSCONFDIR/udev/rules.d"
+CONFDIR="$SYSCONFDIR/heartd"
+DOCDIR="$PREFIX/share/doc/heartd"
+
+run() {
+  if [ "$DRY_RUN" -eq 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
+}
+
+# install_file MODE SOURCE DEST
+install_file() {
+  run install -D -m "$1" "$2" "$DESTDIR$3"
+}
+
+for binary in heartd heartctl; do
+  if [ ! -x "$BUILD_DIR/$binary" ]; then
+    if [ "$DRY_RUN" -eq 1 ]; then
+      echo "# note: $BUILD_DIR/$binary not built yet (swift build -c release)"
+    else
+      echo "install.sh: $BUILD_DIR/$binary missing; run 'swift build -c release' first" >&2
+      exit 1
+    fi
+  fi
+done
+
+for binary in heartd heartctl; do install_file 0755 "$BUILD_DIR/$binary" "$BINDIR/$binary"; done
+
+# The unit names /usr/local/bin/heartd; rewrite it for another PREFIX.
+unit_tmp="$(mktemp)"
+trap 'rm -f "$unit_tmp"' EXIT
+sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
+    -e "s|/etc/heartd/heartd.toml|$CONFDIR/heartd.toml|" \
+    -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd.service > "$unit_tmp"
+install_file 0644 "$unit_tmp" "$UNITDIR/heartd.service"
+install_file 0644 systemd/heartd.sysusers "$SYSUSERSDIR/heartd.conf"
+install_file 0644 systemd/heartd.tmpfiles "$TMPFILESDIR/heartd.conf"
+if [ "$UDEV_RULE" -eq 1 ]; then install_file 0644 udev/90-heartd.rules "$UDEVDIR/90-heartd.rules"; fi
+
+if [ -e "$DESTDIR$CONFDIR/heartd.toml" ]; then
+  echo "# keeping existing $DESTDIR$CONFDIR/heartd.toml"
+else
+  install_file 0644 systemd/heartd.toml.example "$CONFDIR/heartd.toml"
+fi
+install_file 0644 systemd/heartd.toml.example "$DOCDIR/heartd.toml.example"
+install_file 0644 docs/CONFIGURATION.md "$DOCDIR/CONFIGURATION.md"
+install_file 0644 udev/README.md "$DOCDIR/udev.md"
+
+# Activate on a live system only (not when staging into DESTDIR).
+if [ -z "$DESTDIR" ]; then
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ] || [ "$DRY_RUN" -eq 1 ]; then
+    run systemd-sysusers "$SYSUSERSDIR/heartd.conf"
+    run systemd-tmpfiles --create "$TMPFILESDIR/heartd.conf"
+    run systemctl daemon-reload
+    if [ "$UDEV_RULE" -eq 1 ]; then run udevadm control --reload; fi
+    if [ "$ENABLE" -eq 1 ]; then run systemctl enable --now heartd.service; fi
+  else
+    echo "# systemd is not running here: skipped sysusers, tmpfiles and daemon-reload"
+  fi
+fi
+
+if [ "$ENABLE" -eq 0 ]; then
+  echo "# installed. Start with: systemctl enable --now heartd.service"
+  echo "# users in group 'heartd' may use heartctl: usermod -aG heartd \$USER"
+fi

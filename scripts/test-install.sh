@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checks scripts/install.sh and scripts/uninstall.sh by staging into a temporary DESTDIR with
+# stand-in binaries. Prints "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/build"
+for b in heartd heartctl; do printf '#!/bin/sh\necho %s\n' "$b" > "$tmp/build/$b"; chmod +x "$tmp/build/$b"; done
+stage="$tmp/stage"
+passed=0 failed=0
+check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1" >&2; fi; }
+
+DESTDIR="$stage" BUILD_DIR="$tmp/build" PREFIX=/opt/hd scripts/install.sh --udev-rule >/dev/null
+check "binaries installed" '[ -x "$stage/opt/hd/bin/heartd" ] && [ -x "$stage/opt/hd/bin/heartctl" ]'
+check "unit installed with PREFIX path" 'grep -q "^ExecStart=/opt/hd/bin/heartd --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd.service"'
+check "sysusers installed" '[ -f "$stage/etc/sysusers.d/heartd.conf" ]'
+check "tmpfiles installed" '[ -f "$stage/etc/tmpfiles.d/heartd.conf" ]'
+check "udev rule installed on request" '[ -f "$stage/etc/udev/rules.d/90-heartd.rules" ]'
+check "example config installed" 'cmp -s systemd/heartd.toml.example "$stage/etc/heartd/heartd.toml"'
+check "docs installed" '[ -f "$stage/opt/hd/share/doc/heartd/CONFIGURATION.md" ]'
+
+echo "# mine" > "$stage/etc/heartd/heartd.toml"
+DESTDIR="$stage" BUILD_DIR="$tmp/build" PREFIX=/opt/hd scripts/install.sh >/dev/null
+check "existing config kept" '[ "$(cat "$stage/etc/heartd/heartd.toml")" = "# mine" ]'
+
+check "missing build refused" '! DESTDIR="$stage" BUILD_DIR="$tmp/none" scripts/install.sh >/dev/null 2>&1'
+check "dry run changes nothing" 'DESTDIR="$tmp/dry" BUILD_DIR="$tmp/build" scripts/install.sh --dry-run >/dev/null && [ ! -e "$tmp/dry" ]'
+
+DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh >/dev/null
+check "uninstall removes files" '[ ! -e "$stage/opt/hd/bin/heartd" ] && [ ! -e "$stage/etc/systemd/system/heartd.service" ] && [ ! -e "$stage/etc/udev/rules.d/90-heartd.rules" ]'
+check "uninstall keeps config" '[ -f "$stage/etc/heartd/heartd.toml" ]'
+DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh --purge >/dev/null
+check "purge removes config" '[ ! -e "$stage/etc/heartd" ]'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Removes what scripts/install.sh installed. Keeps the configuration (/etc/heartd), the database
+# (/var/lib/heartd) and the heartd user unless --purge is given.
+#
+#   sudo scripts/uninstall.sh [--purge]
+#   scripts/uninstall.sh --dry-run
+#   DESTDIR=/tmp/stage scripts/uninstall.sh
+#
+# Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty).
+set -euo pipefail
+
+PREFIX="${PREFIX:-/usr/local}"
+SYSCONFDIR="${SYSCONFDIR:-/etc}"
+DESTDIR="${DESTDIR:-}"
+DRY_RUN=0 PURGE=0
+
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY_RUN=1 ;;
+    --purge) PURGE=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "uninstall.sh: unknown option $arg" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+run() {
+  if [ "$DRY_RUN" -eq 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
+}
+
+live=0
+if [ -z "$DESTDIR" ] && { [ -d /run/systemd/system ] || [ "$DRY_RUN" -eq 1 ]; }; then live=1; fi
+
+if [ "$live" -eq 1 ]; then
+  run systemctl disable --now heartd.service || true
+fi
+
+for file in \
+  "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" \
+  "$SYSCONFDIR/systemd/system/heartd.service" \
+  "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
+  "$SYSCONFDIR/udev/rules.d/90-heartd.rules" \
+  "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
+  "$PREFIX/share/doc/heartd/udev.md"; do
+  if [ -e "$DESTDIR$file" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -f "$DESTDIR$file"; fi
+done
+if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run rmdir --ignore-fail-on-non-empty "$DESTDIR$PREFIX/share/doc/heartd"; fi
+
+if [ "$PURGE" -eq 1 ]; then
+  run rm -rf "$DESTDIR$SYSCONFDIR/heartd" "$DESTDIR/var/lib/heartd"
+  if [ "$live" -eq 1 ]; then
+    if getent passwd heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run userdel heartd || true; fi
+    if getent group heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run groupdel heartd || true; fi
+  fi
+else
+  echo "# kept $SYSCONFDIR/heartd, /var/lib/heartd and the heartd user (use --purge to remove)"
+fi
+
+if [ "$live" -eq 1 ]; then
+  run systemctl daemon-reload
+  if [ -e /etc/udev/rules.d ] || [ "$DRY_RUN" -eq 1 ]; then run udevadm control --reload || true; fi
+fi
