@@ -26,6 +26,7 @@ public final class ControlServer: @unchecked Sendable {
     private var listener: DispatchSourceRead?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var isStopped = false
+    private var runWaiters: [AsyncStream<Never>.Continuation] = []
 
     /// Creates the socket (parent directory, stale-socket removal, bind, mode, group) and listens.
     /// Call ``start()`` to begin accepting.
@@ -68,13 +69,22 @@ public final class ControlServer: @unchecked Sendable {
             for connection in connections.values { connection.close(reason: "server stopping") }
             connections.removeAll()
             unlink(configuration.path)
+            for waiter in runWaiters { waiter.finish() }
+            runWaiters.removeAll()
         }
     }
 
-    /// Starts, waits until the surrounding task is cancelled (e.g. ServiceLifecycle shutdown), stops.
+    /// Starts, then waits until ``stop()`` is called or the surrounding task is cancelled, and stops.
+    /// For ServiceLifecycle: `await withGracefulShutdownHandler { await server.run() } onGracefulShutdown: { server.stop() }`.
     public func run() async {
-        start()
         let (stream, continuation) = AsyncStream<Never>.makeStream()
+        let alreadyStopped = queue.sync {
+            if isStopped { return true }
+            runWaiters.append(continuation)
+            return false
+        }
+        guard !alreadyStopped else { return }
+        start()
         await withTaskCancellationHandler {
             for await _ in stream {}
         } onCancel: {
