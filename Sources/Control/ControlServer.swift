@@ -153,7 +153,10 @@ public final class ControlServer: @unchecked Sendable {
             guard chmod(path, mode_t(configuration.mode)) == 0 else {
                 throw ControlSocketError(.systemCall, "chmod \(path): \(errnoDescription())")
             }
-            if let group, chown(path, uid_t.max, group.gid) != 0 {
+            // Skip chown when bind already gave the right group (the usual case under the unit, whose
+            // SystemCallFilter=~@privileged refuses chown even for a no-op).
+            var info = stat()
+            if let group, stat(path, &info) == 0, info.st_gid != group.gid, chown(path, uid_t.max, group.gid) != 0 {
                 throw ControlSocketError(.systemCall, "chown \(path) to group \(group.name): \(errnoDescription())")
             }
             guard listen(fd, 64) == 0 else { throw ControlSocketError(.systemCall, "listen: \(errnoDescription())") }
