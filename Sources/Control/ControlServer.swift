@@ -26,6 +26,7 @@ public final class ControlServer: @unchecked Sendable {
     private var listener: DispatchSourceRead?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var isStopped = false
+    private var runWaiters: [AsyncStream<Never>.Continuation] = []
 
     /// Creates the socket (parent directory, stale-socket removal, bind, mode, group) and listens.
     /// Call ``start()`` to begin accepting.
@@ -68,13 +69,22 @@ public final class ControlServer: @unchecked Sendable {
             for connection in connections.values { connection.close(reason: "server stopping") }
             connections.removeAll()
             unlink(configuration.path)
+            for waiter in runWaiters { waiter.finish() }
+            runWaiters.removeAll()
         }
     }
 
-    /// Starts, waits until the surrounding task is cancelled (e.g. ServiceLifecycle shutdown), stops.
+    /// Starts, then waits until ``stop()`` is called or the surrounding task is cancelled, and stops.
+    /// For ServiceLifecycle: `await withGracefulShutdownHandler { await server.run() } onGracefulShutdown: { server.stop() }`.
     public func run() async {
-        start()
         let (stream, continuation) = AsyncStream<Never>.makeStream()
+        let alreadyStopped = queue.sync {
+            if isStopped { return true }
+            runWaiters.append(continuation)
+            return false
+        }
+        guard !alreadyStopped else { return }
+        start()
         await withTaskCancellationHandler {
             for await _ in stream {}
         } onCancel: {
@@ -143,7 +153,10 @@ public final class ControlServer: @unchecked Sendable {
             guard chmod(path, mode_t(configuration.mode)) == 0 else {
                 throw ControlSocketError(.systemCall, "chmod \(path): \(errnoDescription())")
             }
-            if let group, chown(path, uid_t.max, group.gid) != 0 {
+            // Skip chown when bind already gave the right group (the usual case under the unit, whose
+            // SystemCallFilter=~@privileged refuses chown even for a no-op).
+            var info = stat()
+            if let group, stat(path, &info) == 0, info.st_gid != group.gid, chown(path, uid_t.max, group.gid) != 0 {
                 throw ControlSocketError(.systemCall, "chown \(path) to group \(group.name): \(errnoDescription())")
             }
             guard listen(fd, 64) == 0 else { throw ControlSocketError(.systemCall, "listen: \(errnoDescription())") }

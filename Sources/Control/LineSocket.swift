@@ -10,6 +10,7 @@ import Musl
 final class LineSocket {
     let fd: Int32
     private var buffer: LineBuffer
+    private var chunk = [UInt8](repeating: 0, count: 65536)
 
     /// Connects to `path`.
     init(path: String, maxLineBytes: Int = 16 * 1024 * 1024) throws(ControlSocketError) {
@@ -62,7 +63,6 @@ final class LineSocket {
                 throw ControlSocketError(.systemCall, "poll: \(errnoDescription())")
             }
             if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { throw ControlSocketError(.closed, "server closed the connection") }
             if count < 0 {

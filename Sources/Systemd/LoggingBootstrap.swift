@@ -58,6 +58,11 @@ public struct LoggingBootstrap: Sendable {
         return stderrHandler
     }
 
+    /// A handler chosen with the defaults (`auto` target, `info` level, process environment).
+    public static func handler(label: String) -> any LogHandler {
+        LoggingBootstrap().handler(label: label)
+    }
+
     /// `$JOURNAL_STREAM` is "device:inode" of the stream systemd connected; it only counts when it
     /// is still our stderr (a child may inherit the variable with a different stderr).
     static func stderrMatches(journalStream: String) -> Bool {

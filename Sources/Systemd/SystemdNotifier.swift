@@ -94,3 +94,17 @@ public enum ProcessEnvironment {
         return result
     }
 }
+
+extension SystemdNotifier {
+    /// Pings `WATCHDOG=1` at half the watchdog interval until the task is cancelled, skipping a
+    /// ping whenever `isHealthy` returns false (so systemd restarts a wedged daemon).
+    /// Returns at once when no watchdog is configured.
+    public func runWatchdog(isHealthy: @Sendable () async -> Bool = { true }) async {
+        guard let interval = watchdogInterval, isEnabled else { return }
+        let period = interval / 2
+        while !Task.isCancelled {
+            if await isHealthy() { try? watchdog() }
+            do { try await Task.sleep(for: period) } catch { return }
+        }
+    }
+}

@@ -114,3 +114,17 @@ import Testing
         replacement.stop()
     }
 }
+
+@Suite struct ControlServerLifecycleTests {
+    @Test func runReturnsAfterStopAndRemovesTheSocket() async throws {
+        let server = try TestServer()
+        let instance = server.server
+        let running = Task { await instance.run() }
+        let client = try server.client()
+        #expect(try await client.call("hello")["protocol"] == .string(ControlProtocol.version))
+        instance.stop()
+        await running.value
+        #expect(!FileManager.default.fileExists(atPath: server.path))
+        await #expect(throws: ControlSocketError.self) { _ = try await client.call("hello") }
+    }
+}

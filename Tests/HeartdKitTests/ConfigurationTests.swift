@@ -194,3 +194,23 @@ import Testing
         #expect(try HeartdConfiguration.load(path: example) == HeartdConfiguration())
     }
 }
+
+@Suite struct ConfigurationBridgeTests {
+    @Test func mapsControlAndLogSettings() throws {
+        let configuration = try HeartdConfiguration.parse("""
+            [control]
+            group = ""
+            admin_group = "wheel"
+            max_clients = 8
+            [log]
+            level = "debug"
+            target = "stderr"
+            """)
+        let control = configuration.controlServerConfiguration(environment: ["RUNTIME_DIRECTORY": "/run/hd"])
+        #expect(control.path == "/run/hd/control.sock" && control.group == nil && control.adminGroup == "wheel")
+        #expect(control.maxClients == 8 && control.maxLineBytes == 65536 && control.mode == 0o660)
+        let logging = configuration.loggingBootstrap(environment: ["INVOCATION_ID": "x"])
+        #expect(logging.resolvedTarget == .stderr && logging.level == .debug)
+        #expect(HeartdConfiguration().controlServerConfiguration(environment: [:]).group == "heartd")
+    }
+}
