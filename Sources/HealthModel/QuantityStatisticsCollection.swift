@@ -1,0 +1,151 @@
+import Foundation
+
+/// Statistics per fixed-length bucket, like HealthKit's statistics collection but with a plain interval
+/// in seconds instead of calendar components.
+///
+/// Bucket `k` covers `[anchor + k·interval, anchor + (k+1)·interval)`. The collection holds every bucket that
+/// intersects [from, to), in order, each clipped to [from, to) (so the first and last bucket may be shorter
+/// than `interval`, and their `start`/`end` say so). A point spanning several buckets counts in each one it
+/// overlaps, with its overlap there (see `QuantityStatistics` for the per-range rules). Empty buckets are
+/// present with `count == 0`.
+///
+/// Cost: one pass over the points sorted by start (a sort is done only if the input is not sorted), plus
+/// the number of buckets; a point adds work per bucket it spans.
+public struct QuantityStatisticsCollection: Sendable, Hashable {
+    /// More buckets than this is refused (`too-many-buckets`), so a tiny interval cannot exhaust memory.
+    public static let maximumBucketCount = 1_000_000
+    /// Shorter intervals are refused (`invalid-interval`): 1 ms, well above the resolution of `Date`.
+    public static let minimumInterval: TimeInterval = 0.001
+
+    public let style: AggregationStyle
+    public let anchor: Date
+    public let interval: TimeInterval
+    public let from: Date
+    public let to: Date
+    /// One entry per bucket intersecting [from, to), oldest first.
+    public let buckets: [QuantityStatistics]
+
+    /// Buckets of `points` (any order) aligned to `anchor`, covering [from, to).
+    public init(points: [QuantityPoint], style: AggregationStyle, anchor: Date, interval: TimeInterval,
+                from: Date, to: Date) throws(StatisticsError) {
+        guard interval.isFinite, interval >= QuantityStatisticsCollection.minimumInterval else {
+            throw StatisticsError(.invalidInterval, "bucket interval \(interval) s is not a finite number of seconds ≥ \(QuantityStatisticsCollection.minimumInterval)")
+        }
+        let lo = from.timeIntervalSinceReferenceDate, hi = to.timeIntervalSinceReferenceDate
+        let a = anchor.timeIntervalSinceReferenceDate
+        guard lo.isFinite, hi.isFinite, a.isFinite else {
+            throw StatisticsError(.invalidRange, "range \(from) – \(to) or anchor \(anchor) is not finite")
+        }
+        guard lo <= hi else { throw StatisticsError(.invalidRange, "range ends at \(to) before it starts at \(from)") }
+        self.style = style
+        self.anchor = anchor
+        self.interval = interval
+        self.from = from
+        self.to = to
+
+        let grid = BucketGrid(anchor: a, interval: interval)
+        let firstIndex = grid.index(containing: lo)
+        // The last bucket holds the instant just before `hi`; none when the range is empty.
+        let span = lo < hi ? Double(grid.index(endingAt: hi) - firstIndex + 1) : 0
+        guard span <= Double(QuantityStatisticsCollection.maximumBucketCount) else {
+            throw StatisticsError(.tooManyBuckets, "\(span) buckets of \(interval) s exceed \(QuantityStatisticsCollection.maximumBucketCount)")
+        }
+        let bucketCount = Int(span)
+        // Clipped bucket bounds, in reference-date seconds.
+        var starts = [Double](repeating: 0, count: bucketCount)
+        var ends = [Double](repeating: 0, count: bucketCount)
+        for k in 0..<bucketCount {
+            starts[k] = max(grid.start(of: firstIndex + k), lo)
+            ends[k] = min(grid.start(of: firstIndex + k + 1), hi)
+        }
+        var accumulators = [StatisticsAccumulator](repeating: StatisticsAccumulator(), count: bucketCount)
+
+        let sorted = points.isSortedByStart ? points : points.enumerated()
+            .sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+        if bucketCount > 0 {
+            for p in sorted {
+                let ps = p.start.timeIntervalSinceReferenceDate
+                let pe = Swift.max(p.end.timeIntervalSinceReferenceDate, ps)
+                if pe == ps {
+                    // Instantaneous: counts in the bucket holding its start, with the whole value.
+                    guard ps >= lo, ps < hi else { continue }
+                    let k = Swift.min(Swift.max(grid.index(containing: ps) - firstIndex, 0), bucketCount - 1)
+                    accumulators[k].add(value: p.value, overlap: 0, fraction: 1, start: ps)
+                    continue
+                }
+                guard ps < hi, pe > lo else { continue }
+                let cs = Swift.max(ps, lo), ce = Swift.min(pe, hi)
+                let kFirst = Swift.max(grid.index(containing: cs) - firstIndex, 0)
+                let kLast = Swift.min(grid.index(endingAt: ce) - firstIndex, bucketCount - 1)
+                guard kFirst <= kLast else { continue }
+                let length = pe - ps
+                for k in kFirst...kLast {
+                    let overlap = Swift.min(ce, ends[k]) - Swift.max(cs, starts[k])
+                    guard overlap > 0 else { continue }
+                    accumulators[k].add(value: p.value, overlap: overlap, fraction: overlap / length, start: ps)
+                }
+            }
+        }
+        var result: [QuantityStatistics] = []
+        result.reserveCapacity(bucketCount)
+        for k in 0..<bucketCount {
+            result.append(accumulators[k].statistics(
+                start: Date(timeIntervalSinceReferenceDate: starts[k]),
+                end: Date(timeIntervalSinceReferenceDate: ends[k]), style: style))
+        }
+        self.buckets = result
+    }
+
+    /// The bucket whose range contains `date`, or nil outside [from, to).
+    public func statistics(for date: Date) -> QuantityStatistics? {
+        let t = date.timeIntervalSinceReferenceDate
+        guard let first = buckets.first else { return nil }
+        let lo = first.start.timeIntervalSinceReferenceDate
+        guard t >= lo, t < to.timeIntervalSinceReferenceDate else { return nil }
+        let grid = BucketGrid(anchor: anchor.timeIntervalSinceReferenceDate, interval: interval)
+        let k = grid.index(containing: t) - grid.index(containing: lo)
+        guard buckets.indices.contains(k) else { return nil }
+        return buckets[k]
+    }
+}
+
+/// Bucket arithmetic on reference-date seconds. Indices are checked against the actual bucket bounds
+/// so floating-point rounding in the division never puts an instant into a neighbouring bucket.
+struct BucketGrid {
+    let anchor: Double
+    let interval: Double
+
+    func start(of k: Int) -> Double { anchor + Double(k) * interval }
+
+    /// The bucket with `start(k) <= t < start(k + 1)`.
+    func index(containing t: Double) -> Int {
+        let q = ((t - anchor) / interval).rounded(.down)
+        // Absurd inputs: clamp without adjusting, so nothing traps or loops; callers bound the bucket count.
+        guard q > -4e15, q < 4e15 else { return q < 0 ? -4_000_000_000_000_000 : 4_000_000_000_000_000 }
+        var k = Int(q)
+        // Rounding moves the quotient by at most one bucket; the step limit guards degenerate grids
+        // (an interval below the resolution of the dates) against looping.
+        var steps = 0
+        while start(of: k) > t, steps < 4 { k -= 1; steps += 1 }
+        while start(of: k + 1) <= t, steps < 8 { k += 1; steps += 1 }
+        return k
+    }
+
+    /// The bucket holding the instants just before `t`: `start(k) < t <= start(k + 1)`.
+    func index(endingAt t: Double) -> Int {
+        let k = index(containing: t)
+        return start(of: k) == t ? k - 1 : k
+    }
+}
+
+extension Array where Element == QuantityPoint {
+    /// Whether the points are sorted by start (non-decreasing), checked in O(n).
+    var isSortedByStart: Bool {
+        var i = 1
+        while i < count {
+            if self[i].start < self[i - 1].start { return false }
+            i += 1
+        }
+        return true
+    }
+}
