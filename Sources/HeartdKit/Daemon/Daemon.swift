@@ -1,0 +1,114 @@
+import Control
+import Foundation
+import HeartStore
+import Ingest
+import Logging
+import ServiceLifecycle
+import Systemd
+
+/// The daemon: opens the store, recovers series a crash left open, then runs capture and the control socket
+/// as services until SIGTERM/SIGINT, when every open series is finished and saved.
+public struct Daemon: Sendable {
+    public let configuration: HeartdConfiguration
+    public let mode: CaptureMode
+    public let environment: [String: String]
+    public let logger: Logger
+
+    public init(configuration: HeartdConfiguration, mode: CaptureMode, environment: [String: String], logger: Logger) {
+        self.configuration = configuration
+        self.mode = mode
+        self.environment = environment
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let notifier = try? SystemdNotifier(environment: environment)
+        let database = try openStore()
+        let hub = LiveEventHub(logger: logger)
+        let pipeline = IngestPipeline(settings: configuration.ingestSettings,
+                                      sink: StoreSink(database: database, logger: logger),
+                                      logger: logger, onLiveEvent: { hub.publish($0) })
+        let (source, capture) = try await makeSource()
+        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.name)
+        let socketPath = configuration.controlSocketPath(environment: environment)
+        let server: ControlServer
+        do {
+            server = try ControlServer(configuration: configuration.controlServerConfiguration(environment: environment),
+                                       handler: handler, logger: logger)
+        } catch where error.code == .unknownGroup {
+            throw DaemonError(.controlSocket, "\(error.detail): create it (systemd-sysusers does, from heartd.sysusers) " +
+                              "or set control.group = \"\" to keep the socket private to heartd's own user and group")
+        } catch {
+            throw DaemonError(.controlSocket, "control socket \(socketPath): \(error)")
+        }
+        let tick = Duration.milliseconds(Int((min(configuration.store.checkpointSeconds, 1) * 1000).rounded()))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                // Shut down in reverse order: capture first (it saves the open series), then the socket.
+                .init(service: ControlService(server: server)),
+                .init(service: IngestService(pipeline: pipeline, source: source, tickInterval: tick,
+                                             notifier: notifier, logger: logger)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        logger.notice("heartd started", metadata: [
+            "version": "\(HeartdVersion.string)", "mode": "\(mode.name)", "store": "\(configuration.store.path)",
+            "socket": "\(socketPath)",
+        ])
+        try? notifier?.ready(status: "capturing (\(mode.name))")
+        try await group.run()
+        hub.finishAll()
+        try? database.checkpointWAL()
+        logger.notice("heartd stopped")
+    }
+
+    /// Opens the store and finishes what a crash left open, before capture resumes.
+    func openStore() throws -> HeartDatabase {
+        let database: HeartDatabase
+        do {
+            database = try HeartDatabase(path: configuration.store.path)
+        } catch {
+            logger.critical("cannot open the store", metadata: [
+                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+            ])
+            throw error
+        }
+        let recovered = try database.recoverCheckpoints(finishedAt: Date())
+        if !recovered.isEmpty {
+            logger.notice("recovered series left open by an unclean stop", metadata: [
+                "MESSAGE_ID": "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
+                "series": "\(recovered.map(\.uuid.uuidString).joined(separator: ","))",
+            ])
+        }
+        return database
+    }
+
+    func makeSource() async throws -> (any Source, any CaptureControl) {
+        switch mode {
+        case .simulate(let speed):
+            // Faster than real time, the sensor's own clock runs fast too: arrival times then agree with the RR
+            // chain (on the wall clock they would not, and every notification would count as a clock jump).
+            let clock: SimulatorClock = speed == 1 ? .real : .simulated(start: .now())
+            return (SimulatedSensor(speed: speed, clock: clock), FixedCaptureControl(kind: "simulator"))
+        case .bluez:
+            return try await BlueZCapture.make(configuration: configuration, environment: environment, logger: logger)
+        }
+    }
+}
+
+/// Why the daemon could not start.
+public struct DaemonError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case controlSocket = "control-socket"
+        case capture
+    }
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.rawValue): \(detail)" }
+}

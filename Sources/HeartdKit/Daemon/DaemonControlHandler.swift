@@ -1,0 +1,116 @@
+import Control
+import Foundation
+import HeartStore
+import Ingest
+
+/// The daemon's control methods: live status, device allow/forget, `watch`, `export`, plus every store query
+/// (`StoreQueries`). Read methods need the socket group, changing ones the admin group (see docs/CONTROL.md).
+public struct DaemonControlHandler: ControlHandler {
+    let pipeline: IngestPipeline
+    let queries: StoreQueries
+    let hub: LiveEventHub
+    let capture: any CaptureControl
+    let startedAt: Date
+    let mode: String
+
+    public init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
+                mode: String, startedAt: Date = Date()) {
+        self.pipeline = pipeline
+        self.queries = StoreQueries(database: database)
+        self.hub = hub
+        self.capture = capture
+        self.mode = mode
+        self.startedAt = startedAt
+    }
+
+    static let daemonMethods: [String: ControlAccess] = [
+        "status": .read, "watch": .read, "export": .read, "allow": .admin, "forget": .admin,
+    ]
+
+    public func access(for method: String) -> ControlAccess? {
+        Self.daemonMethods[method] ?? StoreQueries.methods[method]
+    }
+
+    public func isStreaming(_ method: String) -> Bool { method == "watch" || method == "export" }
+
+    public func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
+        do {
+            let result: JSONValue = switch request.method {
+            case "status": await status()
+            case "devices": try await devices(request.params)
+            case "allow": try await changePolicy(request.params, allow: true)
+            case "forget": try await changePolicy(request.params, allow: false)
+            default: try queries.handle(request.method, request.params)
+            }
+            return ControlResponse(id: request.id, result: result)
+        } catch let error as ControlError {
+            return ControlResponse(id: request.id, error: error)
+        } catch {
+            return ControlResponse(id: request.id, error: ControlError(.internalError, "\(error)"))
+        }
+    }
+
+    public func watch(_ request: ControlRequest, peer: PeerCredentials) async -> Result<AsyncStream<ControlEvent>, ControlError> {
+        switch request.method {
+        case "watch":
+            return .success(hub.subscribe(device: request.params["device"]?.stringValue))
+        case "export":
+            do throws(ControlError) {
+                return .success(queries.exportStream(try ExportQuery(QueryParameters(request.params))))
+            } catch {
+                return .failure(error)
+            }
+        default:
+            return .failure(ControlError(.unknownMethod, "method '\(request.method)' does not stream"))
+        }
+    }
+
+    func status() async -> JSONValue {
+        let devices = await pipeline.status()
+        let sink = await pipeline.sinkStatus()
+        let db = queries.database
+        return .object([
+            "version": .string(HeartdVersion.string),
+            "protocol": .string(ControlProtocol.version),
+            "pid": .int(Int(getpid())),
+            "mode": .string(mode),
+            "started": .string(ExportDates.iso(startedAt)),
+            "uptime_s": .double(Date().timeIntervalSince(startedAt).rounded()),
+            "capture": await capture.status(),
+            "devices": JSONBridge.value(devices),
+            "store": .object([
+                "path": db.path.map(JSONValue.string) ?? .null,
+                "size_bytes": .int(Int(db.fileSize())),
+                "sink": JSONBridge.value(sink),
+            ]),
+            "watchers": .int(hub.watcherCount),
+        ])
+    }
+
+    func devices(_ params: [String: JSONValue]) async throws -> JSONValue {
+        var stored = try queries.handle("devices", params)
+        let live = JSONBridge.value(await pipeline.status())
+        if case .object(var o) = stored {
+            o["live"] = live
+            stored = .object(o)
+        }
+        return stored
+    }
+
+    func changePolicy(_ params: [String: JSONValue], allow: Bool) async throws(ControlError) -> JSONValue {
+        let address = try QueryParameters(params).requiredString("address").uppercased()
+        guard DeviceAddress.isValid(address) else {
+            throw ControlError(.invalidParams, "'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+        }
+        if allow { try await capture.allow(address) } else { try await capture.forget(address) }
+        return .object([allow ? "allowed" : "forgotten": .string(address)])
+    }
+}
+
+/// Bluetooth device addresses as BlueZ prints them.
+public enum DeviceAddress {
+    public static func isValid(_ s: String) -> Bool {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+}

@@ -1,0 +1,152 @@
+import Control
+import Foundation
+import HealthModel
+import HeartStore
+
+/// The read methods of the control protocol, answered from the store. The daemon serves them on its socket and
+/// `heartctl --db` runs the very same code on a read-only database, so both give identical answers.
+public struct StoreQueries: Sendable {
+    public let database: HeartDatabase
+
+    public init(database: HeartDatabase) {
+        self.database = database
+    }
+
+    /// Methods answered here, with the access class they need.
+    public static let methods: [String: ControlAccess] = [
+        "series": .read, "show": .read, "beats": .read, "quantities": .read, "stats": .read, "hrv": .read,
+        "changes": .read, "devices": .read, "delete": .admin,
+    ]
+
+    public func handle(_ method: String, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
+        let p = QueryParameters(params, now: now)
+        do {
+            switch method {
+            case "series": return try series(p)
+            case "show": return try show(p)
+            case "beats": return try beats(p)
+            case "quantities": return try quantities(p)
+            case "stats": return try stats(p)
+            case "hrv": return try hrv(p)
+            case "changes": return try changes(p)
+            case "devices": return JSONBridge.value(["devices": try database.devices().map(StoredDevice.init)])
+            case "delete": return .object(["deleted": .bool(try database.delete(uuid: try p.uuid()))])
+            default: throw ControlError(.unknownMethod, "unknown method '\(method)'")
+            }
+        } catch let error as ControlError {
+            throw error
+        } catch let error as StoreError {
+            throw ControlError(error.code == .notFound ? .notFound : .unavailable, "store: \(error)")
+        } catch {
+            throw ControlError(.internalError, "\(error)")
+        }
+    }
+
+    func series(_ p: QueryParameters) throws -> JSONValue {
+        let list = try database.samples(type: try p.typeIdentifier(), device: try p.string("device"),
+                                        from: try p.date("from"), to: try p.date("to"), limit: try p.int("limit") ?? 1000,
+                                        newestFirst: try p.string("order") == "newest")
+        return JSONBridge.value(["samples": list])
+    }
+
+    func show(_ p: QueryParameters) throws -> JSONValue {
+        let uuid = try p.uuid()
+        guard let sample = try database.sample(uuid: uuid) else { throw ControlError(.notFound, "no sample \(uuid)") }
+        return JSONBridge.value(ExportedSample(sample))
+    }
+
+    func beats(_ p: QueryParameters) throws -> JSONValue {
+        let uuid = try p.uuid()
+        guard case .heartbeatSeries(let s)? = try database.sample(uuid: uuid) else {
+            throw ControlError(.notFound, "no heartbeat series \(uuid)")
+        }
+        let rows: [JSONValue] = s.beats.map { .array([.double($0.offset), .bool($0.precededByGap)]) }
+        return .object(["uuid": .string(uuid.uuidString), "start": .string(ExportDates.iso(s.start)),
+                        "device": s.device?.localIdentifier.map(JSONValue.string) ?? .null, "beats": .array(rows)])
+    }
+
+    func range(_ p: QueryParameters, defaultSpan: TimeInterval = 86400) throws(ControlError) -> (Date, Date) {
+        let to = try p.date("to") ?? p.now
+        let from = try p.date("from") ?? to.addingTimeInterval(-defaultSpan)
+        guard from < to else { throw ControlError(.invalidParams, "'from' must be before 'to'") }
+        return (from, to)
+    }
+
+    func quantities(_ p: QueryParameters) throws -> JSONValue {
+        let type = try p.quantityType(default: .heartRate)
+        let (from, to) = try range(p)
+        let points = try database.quantities(type: type, from: from, to: to, device: try p.string("device"))
+        return .object(["type": .string(type.shortName), "unit": .string(type.unit.rawValue), "points": JSONBridge.value(points)])
+    }
+
+    /// Statistics over [from, to); with `interval` (seconds) a collection of buckets aligned to `anchor`
+    /// (default: midnight UTC of `from`).
+    func stats(_ p: QueryParameters) throws -> JSONValue {
+        let type = try p.quantityType(default: .heartRate)
+        let (from, to) = try range(p)
+        let points = try database.quantities(type: type, from: from, to: to, device: try p.string("device"))
+        var result: [String: JSONValue] = ["type": .string(type.shortName), "unit": .string(type.unit.rawValue)]
+        if let interval = try p.double("interval") {
+            guard interval > 0 else { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
+            let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
+            let collection = try QuantityStatisticsCollection(points: points, style: type.aggregation, anchor: anchor,
+                                                              interval: interval, from: from, to: to)
+            result["anchor"] = .string(ExportDates.iso(anchor))
+            result["interval"] = .double(interval)
+            result["buckets"] = JSONBridge.value(collection.buckets)
+        } else {
+            result["statistics"] = JSONBridge.value(try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to))
+        }
+        return .object(result)
+    }
+
+    /// HRV of one heartbeat series (`uuid`) or of every series in a range, never across a gap.
+    func hrv(_ p: QueryParameters) throws -> JSONValue {
+        let beats: [Beat]
+        if p.params["uuid"] != nil {
+            let uuid = try p.uuid()
+            guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
+            beats = b
+        } else {
+            let (from, to) = try range(p)
+            // Each series starts a new segment: flag its first beat so no RR spans two series.
+            beats = try database.heartbeatSeries(from: from, to: to, device: try p.string("device")).flatMap { s in
+                s.beats.enumerated().map { i, b in Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0) }
+            }
+        }
+        do {
+            return HRVReport.json(try HRVMetrics(beats: beats))
+        } catch {
+            throw ControlError(.notFound, "not enough beats for HRV: \(error)")
+        }
+    }
+
+    func changes(_ p: QueryParameters) throws -> JSONValue {
+        let anchor = Int64(try p.int("anchor") ?? 0)
+        let changes = try database.changes(since: anchor, limit: try p.int("limit") ?? 1000)
+        return JSONBridge.value(changes)
+    }
+}
+
+/// A device as `devices` lists it.
+struct StoredDevice: Codable {
+    var address: String?
+    var info: DeviceInfo
+    var firstSeen: Date
+    var lastSeen: Date
+
+    init(_ record: DeviceRecord) {
+        address = record.address
+        info = record.info
+        firstSeen = record.firstSeen
+        lastSeen = record.lastSeen
+    }
+}
+
+extension Calendar {
+    static let utc: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return c
+    }()
+}

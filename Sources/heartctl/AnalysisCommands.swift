@@ -1,0 +1,144 @@
+import ArgumentParser
+import Control
+import Foundation
+import HealthModel
+import HeartRate
+import HeartdKit
+
+struct HRV: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time-domain HRV (SDNN, RMSSD, pNN50, mean HR), never across a gap.",
+        discussion: "From an RR file (one RR in ms per line; no daemon needed), one heartbeat series (UUID), or a range.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var range: RangeOptions
+    @Option(help: "A file with one RR interval in ms per line.") var rrFile: String?
+    @Argument(help: "A heartbeat series UUID.") var uuid: String?
+
+    func run() async throws {
+        try await runReporting {
+            let result: JSONValue
+            if let rrFile {
+                result = try HRV.fromFile(rrFile)
+            } else {
+                var p = range.params
+                if let uuid { p["uuid"] = .string(uuid) }
+                result = try await global.transport().call("hrv", p)
+            }
+            if global.json || rrFile != nil { return printJSON(result) }
+            var table = Table("BEATS", "SDNN ms", "RMSSD ms", "pNN50 %", "MEAN HR")
+            table.add([result["count"]?.cell ?? "-", result["sdnn_ms"]?.cell ?? "-", result["rmssd_ms"]?.cell ?? "-",
+                       result["pnn50_pct"]?.cell ?? "-", result["mean_hr_bpm"]?.cell ?? "-"])
+            print(table.render())
+        }
+    }
+
+    static func fromFile(_ path: String) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(.failed, "cannot read \(path)") }
+        var rr: [Double] = []
+        for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.isEmpty || t.hasPrefix("#") { continue }
+            guard let v = Double(t), v.isFinite, v > 0 else { throw CLIError(.failed, "\(path):\(i + 1): not an RR interval in ms: '\(t)'") }
+            rr.append(v)
+        }
+        do {
+            return HRVReport.json(try HRVMetrics(rrIntervalsMs: rr))
+        } catch {
+            throw CLIError(.failed, "\(path): \(error)")
+        }
+    }
+}
+
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode Heart Rate Measurement (0x2A37) payloads given in hex; one JSON object per payload.",
+        discussion: "Exit status 1 if any payload is invalid.")
+    @Argument(help: "Payloads in hex, e.g. 16485401ec02.") var payloads: [String]
+
+    func run() throws {
+        var invalid = false
+        for hex in payloads {
+            guard let bytes = Decode.bytes(hex) else {
+                invalid = true
+                printJSON(.object(["hex": .string(hex), "error": .string("not hex: \(hex)")]))
+                continue
+            }
+            do {
+                let m = try HeartRateMeasurement(decoding: bytes)
+                printJSON(.object([
+                    "hex": .string(hex), "bpm": .int(Int(m.bpm)), "contact": .string(m.contact.rawValue),
+                    "energy_kj": m.energyKilojoules.map { .int(Int($0)) } ?? .null,
+                    "rr_1024": .array(m.rrIntervals.map { .int(Int($0)) }),
+                ]))
+            } catch {
+                invalid = true
+                printJSON(.object(["hex": .string(hex), "error": .string(error.description)]))
+            }
+        }
+        if invalid { throw ExitCode(1) }
+    }
+
+    static func bytes(_ hex: String) -> [UInt8]? {
+        let digits = Array(hex.lowercased().filter { $0 != " " && $0 != ":" })
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let b = UInt8(String(digits[i...i + 1]), radix: 16) else { return nil }
+            out.append(b)
+        }
+        return out
+    }
+}
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export samples: csv, jsonl, rr (one RR ms per line) or healthkit-xml (Apple Health export.xml).",
+        discussion: "Whole samples overlapping the range are exported. Progress goes to stderr.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var range: RangeOptions
+    @Option(help: "csv, jsonl, rr or healthkit-xml.") var format: String = "csv"
+    @Option(name: .shortAndLong, help: "Write to this file instead of stdout.") var output: String?
+
+    func run() async throws {
+        try await runReporting {
+            guard ExportFormat(rawValue: format) != nil else {
+                throw CLIError(.failed, "unknown format '\(format)': use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let out: FileHandle
+            if let output {
+                guard FileManager.default.createFile(atPath: output, contents: nil),
+                      let h = FileHandle(forWritingAtPath: output) else { throw CLIError(.failed, "cannot write \(output)") }
+                out = h
+            } else {
+                out = FileHandle.standardOutput
+            }
+            var p = range.params
+            p["format"] = .string(format)
+            var samples = 0
+            for try await event in try await global.exportStream(p) {
+                switch event.name {
+                case "chunk": out.write(Data((event.fields["text"]?.stringValue ?? "").utf8))
+                case "progress":
+                    samples = event.fields["done"]?.intValue ?? samples
+                    if let total = event.fields["total"]?.intValue, total > 0, output != nil {
+                        FileHandle.standardError.write(Data("\rexporting: \(samples)/\(total) samples".utf8))
+                    }
+                case "end": samples = event.fields["samples"]?.intValue ?? samples
+                case "error": throw CLIError(.failed, event.fields["message"]?.stringValue ?? "export failed")
+                default: break
+                }
+            }
+            try? out.synchronize()
+            FileHandle.standardError.write(Data("\(output != nil ? "\r" : "")exported \(samples) samples\n".utf8))
+        }
+    }
+}
+
+extension GlobalOptions {
+    /// Export events: from the daemon's socket, or produced locally from the store file with --db.
+    func exportStream(_ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        let transport = try transport()
+        guard let offline = transport as? OfflineTransport else { return try await transport.stream("export", params) }
+        return offline.queries.exportEvents(params)
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Control
+import Foundation
+import HeartStore
+import HeartdKit
+
+/// `--socket` / `--db`: where heartctl gets its answers.
+struct GlobalOptions: ParsableArguments {
+    static let defaultSocket = "/run/heartd/control.sock"
+
+    @Option(name: .long, help: "The daemon's control socket (default: $HEARTD_SOCKET or /run/heartd/control.sock).")
+    var socket: String?
+
+    @Option(name: .long, help: "Read a store file directly, read-only, without the daemon.")
+    var db: String?
+
+    @Flag(name: .long, help: "JSON output for scripts.")
+    var json = false
+
+    func transport() throws -> any Transport {
+        if let db {
+            guard FileManager.default.fileExists(atPath: db) else { throw CLIError(.failed, "no store at \(db)") }
+            do {
+                return OfflineTransport(queries: StoreQueries(database: try HeartDatabase.openReadOnly(path: db)))
+            } catch {
+                throw CLIError(.failed, "cannot open \(db): \(error)")
+            }
+        }
+        let path = socket ?? ProcessInfo.processInfo.environment["HEARTD_SOCKET"] ?? Self.defaultSocket
+        do {
+            return SocketTransport(client: try ControlClient(path: path))
+        } catch {
+            throw CLIError(.unreachable, "cannot reach heartd at \(path): \(error) (is it running? try --db PATH to read a store file)")
+        }
+    }
+}
+
+/// Runs a command body, turning errors into messages and documented exit codes.
+func runReporting(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        FileHandle.standardError.write(Data("heartctl: \(error.message)\n".utf8))
+        throw ExitCode(error.code.rawValue)
+    } catch let error as ControlError {
+        FileHandle.standardError.write(Data("heartctl: \(error.code.rawValue): \(error.message)\n".utf8))
+        let code: CLIError.Code = switch error.code {
+        case .notFound: .notFound
+        case .permissionDenied: .denied
+        default: .failed
+        }
+        throw ExitCode(code.rawValue)
+    } catch let error as ControlSocketError {
+        FileHandle.standardError.write(Data("heartctl: connection to heartd failed: \(error)\n".utf8))
+        throw ExitCode(CLIError.Code.unreachable.rawValue)
+    }
+}
+
+/// Prints a JSON value on one line (sorted keys), as `--json` does everywhere.
+func printJSON(_ value: JSONValue) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+}

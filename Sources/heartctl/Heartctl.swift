@@ -1,0 +1,44 @@
+import ArgumentParser
+import HeartdKit
+
+struct Heartctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "heartctl",
+        abstract: "Query and control heartd.",
+        discussion: """
+        Talks to the daemon's control socket, or reads a store file directly with --db.
+        Exit status: 0 ok, 1 failed (or an invalid payload for decode), 2 usage error, 3 daemon unreachable,
+        4 not found, 5 permission denied, 6 needs the daemon.
+        """,
+        version: HeartdVersion.string,
+        subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
+                      Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
+                      Decode.self])
+}
+
+@main
+enum HeartctlMain {
+    static func main() async {
+        await Heartctl.main(moveGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Lets the global options come before the subcommand (`heartctl --db x.sqlite series`) by moving them
+    /// behind it, where ArgumentParser looks for them.
+    static func moveGlobalOptions(_ args: [String]) -> [String] {
+        var leading: [String] = [], i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--socket" || a == "--db", i + 1 < args.count {
+                leading += [a, args[i + 1]]
+                i += 2
+            } else if a.hasPrefix("--socket=") || a.hasPrefix("--db=") || a == "--json" {
+                leading.append(a)
+                i += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, i < args.count else { return args }
+        return [args[i]] + leading + args[(i + 1)...]
+    }
+}

@@ -1,0 +1,162 @@
+import ArgumentParser
+import Control
+import Foundation
+
+/// `--from/--to/--device`, shared by the range commands. Dates: ISO 8601, a day (2026-11-22), unix seconds,
+/// `now`, or relative (`-2h`, `-7d`).
+struct RangeOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Start (ISO 8601, YYYY-MM-DD, unix seconds, now, -2h, -7d).") var from: String?
+    @Option(parsing: .unconditional, help: "End (same forms; default now).") var to: String?
+    @Option(help: "Only this device address.") var device: String?
+
+    var params: [String: JSONValue] {
+        var p: [String: JSONValue] = [:]
+        if let from { p["from"] = .string(from) }
+        if let to { p["to"] = .string(to) }
+        if let device { p["device"] = .string(device.uppercased()) }
+        return p
+    }
+}
+
+struct Series: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List samples: heartbeat series, heart-rate series, energy, HRV.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var range: RangeOptions
+    @Option(help: "heart-rate, energy, hrv or heartbeat.") var type: String?
+    @Option(help: "At most this many (default 1000).") var limit: Int?
+
+    func run() async throws {
+        try await runReporting {
+            var p = range.params
+            if let type { p["type"] = .string(type) }
+            if let limit { p["limit"] = .int(limit) }
+            let r = try await global.transport().call("series", p)
+            if global.json { return printJSON(r) }
+            var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
+            for s in r["samples"]?.arrayValue ?? [] {
+                let type = s["typeIdentifier"]?.stringValue.map(shortType) ?? "-"
+                let a = s["aggregates"]
+                table.add([s["uuid"]?.cell ?? "-", type, s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "-",
+                           (a?["average"] ?? a?["sum"])?.cell ?? "-", a?["minimum"]?.cell ?? "-", a?["maximum"]?.cell ?? "-",
+                           s["device"]?["localIdentifier"]?.cell ?? "-"])
+            }
+            print(table.rows.isEmpty ? "no samples" : table.render())
+        }
+    }
+}
+
+func shortType(_ identifier: String) -> String {
+    switch identifier {
+    case "HKDataTypeIdentifierHeartbeatSeries": "heartbeat"
+    case "HKQuantityTypeIdentifierHeartRate": "heart-rate"
+    case "HKQuantityTypeIdentifierActiveEnergyBurned": "energy"
+    case "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": "hrv"
+    default: identifier
+    }
+}
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "One sample with its device, metadata and contents (JSON).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Sample UUID.") var uuid: String
+
+    func run() async throws {
+        try await runReporting { printJSON(try await global.transport().call("show", ["uuid": .string(uuid)])) }
+    }
+}
+
+struct Beats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The beats of one heartbeat series: offset (s) and precededByGap.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Heartbeat series UUID.") var uuid: String
+    @Option(help: "json or csv.") var format: String = "csv"
+
+    func run() async throws {
+        try await runReporting {
+            guard format == "json" || format == "csv" else { throw CLIError(.failed, "--format is json or csv") }
+            let r = try await global.transport().call("beats", ["uuid": .string(uuid)])
+            let beats = r["beats"]?.arrayValue ?? []
+            if format == "json" || global.json {
+                printJSON(.array(beats.map { .object(["offset": $0.arrayValue?.first ?? .null, "precededByGap": $0.arrayValue?.last ?? .null]) }))
+            } else {
+                var out = "offset_s,preceded_by_gap\n"
+                for b in beats {
+                    guard let pair = b.arrayValue, pair.count == 2 else { continue }
+                    out += "\(pair[0].doubleValue.map { String($0) } ?? ""),\(pair[1].boolValue ?? false)\n"
+                }
+                print(out, terminator: "")
+            }
+        }
+    }
+}
+
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Statistics over a range, or per interval (--interval 1h) aligned to an anchor.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var range: RangeOptions
+    @Option(help: "heart-rate (default), energy or hrv.") var type: String?
+    @Option(help: "Bucket size: 90s, 15m, 1h, 1d, or seconds.") var interval: String?
+    @Option(parsing: .unconditional, help: "Bucket anchor date (default: midnight UTC of --from).") var anchor: String?
+
+    func run() async throws {
+        try await runReporting {
+            var p = range.params
+            if let type { p["type"] = .string(type) }
+            if let interval {
+                guard let seconds = parseDuration(interval) else { throw CLIError(.failed, "--interval: use 90s, 15m, 1h, 1d or seconds") }
+                p["interval"] = .double(seconds)
+            }
+            if let anchor { p["anchor"] = .string(anchor) }
+            let r = try await global.transport().call("stats", p)
+            if global.json { return printJSON(r) }
+            let rows = r["buckets"]?.arrayValue ?? (r["statistics"].map { [$0] } ?? [])
+            var table = Table("START", "END", "COUNT", "AVERAGE", "MIN", "MAX", "MOST RECENT", "SUM")
+            for s in rows {
+                table.add([s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "0", s["average"]?.cell ?? "-",
+                           s["minimum"]?.cell ?? "-", s["maximum"]?.cell ?? "-", s["mostRecent"]?.cell ?? "-", s["sum"]?.cell ?? "-"])
+            }
+            print("\(r["type"]?.cell ?? "") (\(r["unit"]?.cell ?? ""))")
+            print(table.render())
+        }
+    }
+}
+
+func parseDuration(_ s: String) -> Double? {
+    if let v = Double(s), v > 0 { return v }
+    guard let unit = s.last, let n = Double(s.dropLast()), n > 0 else { return nil }
+    switch unit {
+    case "s": return n
+    case "m": return n * 60
+    case "h": return n * 3600
+    case "d": return n * 86400
+    default: return nil
+    }
+}
+
+struct Changes: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Samples added and deleted since an anchor, and the new anchor (JSON).")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The anchor a previous call returned (0 = everything).") var anchor: Int = 0
+    @Option(help: "At most this many added samples.") var limit: Int = 1000
+
+    func run() async throws {
+        try await runReporting {
+            printJSON(try await global.transport().call("changes", ["anchor": .int(anchor), "limit": .int(limit)]))
+        }
+    }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a sample (leaves a tombstone for sync; needs the admin group).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Sample UUID.") var uuid: String
+
+    func run() async throws {
+        try await runReporting {
+            let r = try await global.transport().call("delete", ["uuid": .string(uuid)])
+            guard r["deleted"]?.boolValue == true else { throw CLIError(.notFound, "no sample \(uuid)") }
+            global.json ? printJSON(r) : print("deleted \(uuid)")
+        }
+    }
+}

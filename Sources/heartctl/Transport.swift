@@ -1,0 +1,63 @@
+import Control
+import Foundation
+import HeartStore
+import HeartdKit
+
+/// How heartctl reaches the data: the daemon's control socket, or a store file opened read-only (`--db`),
+/// answered by the same `StoreQueries` the daemon runs.
+protocol Transport: Sendable {
+    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue
+    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error>
+}
+
+struct SocketTransport: Transport {
+    let client: ControlClient
+
+    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        try await client.call(method, params: params)
+    }
+
+    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        try await client.watch(method, params: params)
+    }
+}
+
+struct OfflineTransport: Transport {
+    let queries: StoreQueries
+
+    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        guard StoreQueries.methods[method] != nil, method != "delete" else {
+            throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
+        }
+        return try queries.handle(method, params)
+    }
+
+    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
+    }
+}
+
+/// heartctl's errors and exit codes (documented in README.md).
+struct CLIError: Error, CustomStringConvertible {
+    enum Code: Int32 {
+        /// A request failed (the daemon or the store said no), or a payload did not decode.
+        case failed = 1
+        /// The daemon cannot be reached.
+        case unreachable = 3
+        /// The sample or device does not exist.
+        case notFound = 4
+        /// Permission denied by the daemon.
+        case denied = 5
+        /// The command needs the daemon, but --db was given.
+        case needsDaemon = 6
+    }
+    let code: Code
+    let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var description: String { message }
+}
