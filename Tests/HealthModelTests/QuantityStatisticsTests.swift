@@ -109,6 +109,17 @@ func matches(_ a: QuantityStatistics, _ b: QuantityStatistics) -> Bool {
         #expect(s.start == at(0.75) && s.end == at(1.25))
     }
 
+    @Test func extremeRangesDoNotTrap() throws {
+        let points = [point(1, 0, 10), QuantityPoint(value: 2, start: .distantPast, end: .distantFuture)]
+        let s = try QuantityStatistics(points: points, style: .cumulative, from: .distantPast, to: .distantFuture)
+        #expect(s.count == 2)
+        #expect(close(s.sum, 3))
+        let huge = try QuantityStatistics(points: points, style: .discreteArithmetic,
+                                          from: Date(timeIntervalSinceReferenceDate: -1e307),
+                                          to: Date(timeIntervalSinceReferenceDate: 1e307))
+        #expect(huge.count == 2)
+    }
+
     @Test func unsortedInputGivesTheSameResult() throws {
         let sorted = [point(1, 0, 1), point(2, 1, 2), point(3, 1, 3), point(4, 2, 2)]
         let a = try QuantityStatistics(points: sorted, style: .discreteTemporallyWeighted, from: at(0), to: at(5))
