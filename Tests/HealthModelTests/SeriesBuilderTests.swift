@@ -133,6 +133,13 @@ import Testing
         #expect(HeartbeatSeriesBuilder.defaultMaximumCount == 1000)
     }
 
+    @Test func nonPositiveMaximumIsRaisedToOne() throws {
+        var b = HeartbeatSeriesBuilder(start: t0, maximumCount: 0, device: nil)
+        #expect(b.maximumCount == 1)
+        try b.addBeat(at: 0, precededByGap: true)
+        #expect { try b.addBeat(at: 1, precededByGap: false) } throws: { ($0 as? SeriesBuilderError)?.code == .full }
+    }
+
     @Test func finishedAndEmpty() throws {
         var empty = HeartbeatSeriesBuilder(start: t0, device: nil)
         #expect(empty.finish() == nil)

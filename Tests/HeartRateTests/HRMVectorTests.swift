@@ -106,6 +106,13 @@ enum HRMFixtures {
         #expect(try HeartRateMeasurement(decoding: data) == m)
     }
 
+    @Test func rrUnitConversions() throws {
+        let m = try HeartRateMeasurement(decoding: [0x16, 0x48, 0x54, 0x01, 0xEC, 0x02])
+        #expect(m.rrIntervalsSeconds == [0.33203125, 0.73046875])
+        #expect(m.rrIntervalsMilliseconds == [332.03125, 730.46875])
+        #expect(HeartRateMeasurement(bpm: 60).rrIntervalsMilliseconds.isEmpty)
+    }
+
     @Test func longPayloadBeyondTwentyBytes() throws {
         let rr: [UInt16] = (0..<30).map { 800 + UInt16($0) }
         let m = HeartRateMeasurement(bpm: 300, contact: .notDetected, energyKilojoules: 0xFFFF, rrIntervals: rr)
