@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 /// The rules of `QuantityStatistics`, written directly (O(points) per range) as a reference.
 func referenceStatistics(_ points: [QuantityPoint], _ style: AggregationStyle, _ from: Date, _ to: Date) -> QuantityStatistics {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HeartRate
+import HeartRate
 
 /// One entry of Fixtures/hrm_vectors.json (third-party test vectors, see Fixtures/SOURCES.md).
 struct HRMVector: Decodable, Sendable, CustomTestStringConvertible {
