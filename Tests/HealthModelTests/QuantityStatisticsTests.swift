@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 /// The rules of `QuantityStatistics`, written directly (O(points) per range) as a reference.
 func referenceStatistics(_ points: [QuantityPoint], _ style: AggregationStyle, _ from: Date, _ to: Date) -> QuantityStatistics {
@@ -107,6 +107,17 @@ func matches(_ a: QuantityStatistics, _ b: QuantityStatistics) -> Bool {
         #expect(s.count == 2)
         #expect(close(s.average, 75))
         #expect(s.start == at(0.75) && s.end == at(1.25))
+    }
+
+    @Test func extremeRangesDoNotTrap() throws {
+        let points = [point(1, 0, 10), QuantityPoint(value: 2, start: .distantPast, end: .distantFuture)]
+        let s = try QuantityStatistics(points: points, style: .cumulative, from: .distantPast, to: .distantFuture)
+        #expect(s.count == 2)
+        #expect(close(s.sum, 3))
+        let huge = try QuantityStatistics(points: points, style: .discreteArithmetic,
+                                          from: Date(timeIntervalSinceReferenceDate: -1e307),
+                                          to: Date(timeIntervalSinceReferenceDate: 1e307))
+        #expect(huge.count == 2)
     }
 
     @Test func unsortedInputGivesTheSameResult() throws {

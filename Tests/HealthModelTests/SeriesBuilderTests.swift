@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 @Suite struct QuantitySeriesBuilderTests {
     @Test func insertAtSameStartReplaces() throws {
@@ -131,6 +131,13 @@ import Testing
         #expect(b.count == 3)
         #expect(b.lastOffset == 2)
         #expect(HeartbeatSeriesBuilder.defaultMaximumCount == 1000)
+    }
+
+    @Test func nonPositiveMaximumIsRaisedToOne() throws {
+        var b = HeartbeatSeriesBuilder(start: t0, maximumCount: 0, device: nil)
+        #expect(b.maximumCount == 1)
+        try b.addBeat(at: 0, precededByGap: true)
+        #expect { try b.addBeat(at: 1, precededByGap: false) } throws: { ($0 as? SeriesBuilderError)?.code == .full }
     }
 
     @Test func finishedAndEmpty() throws {

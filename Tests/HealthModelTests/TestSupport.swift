@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HealthModel
+import HealthModel
 
 /// SplitMix64: a small seeded generator so random tests are reproducible.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HeartRate
+import HeartRate
 
 /// One entry of Fixtures/hrm_vectors.json (third-party test vectors, see Fixtures/SOURCES.md).
 struct HRMVector: Decodable, Sendable, CustomTestStringConvertible {
@@ -104,6 +104,13 @@ enum HRMFixtures {
         #expect(m.rrIntervals == [340, 748])
         let data = Data(buffer).dropFirst(2)
         #expect(try HeartRateMeasurement(decoding: data) == m)
+    }
+
+    @Test func rrUnitConversions() throws {
+        let m = try HeartRateMeasurement(decoding: [0x16, 0x48, 0x54, 0x01, 0xEC, 0x02])
+        #expect(m.rrIntervalsSeconds == [0.33203125, 0.73046875])
+        #expect(m.rrIntervalsMilliseconds == [332.03125, 730.46875])
+        #expect(HeartRateMeasurement(bpm: 60).rrIntervalsMilliseconds.isEmpty)
     }
 
     @Test func longPayloadBeyondTwentyBytes() throws {
