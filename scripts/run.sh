@@ -21,7 +21,7 @@ if [ "$mode" = auto ]; then
     mode=bluez
   fi
 fi
-args=(--db out/heartd.sqlite --socket out/control.sock --log-target stderr)
+args=(--db out/heartd.sqlite --socket out/control.sock --log-target stderr --set "control.group=\"\"")
 if [ "$mode" = simulate ]; then
   echo "run: no Bluetooth adapter on the system bus: using the built-in simulated sensor" >&2
   args+=(--simulate)

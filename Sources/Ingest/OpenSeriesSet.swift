@@ -125,8 +125,9 @@ struct OpenSeriesSet: Sendable {
         guard !isEmpty else { return nil }
         let result = finishSamples(at: time, extra: [MetadataKey.finishReason: reason.rawValue], context: context)
         var batch = PendingBatch(samples: result.samples, closingCheckpoints: result.builders)
-        if let hb = result.heartbeatSeries,
-           let hrv = derivedSDNNSample(from: hb, uuid: context.makeUUID(), metadata: hb.metadata) {
+        if let hb = result.heartbeatSeries, var hrv = hb.derivedHRVSample(uuid: context.makeUUID()) {
+            // The HRV sample carries the series' metadata too (finish reason, serial, location), plus its link.
+            hrv.metadata.merge(hb.metadata) { link, _ in link }
             batch.samples.append(.quantity(hrv))
         }
         self = OpenSeriesSet()
