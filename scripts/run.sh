@@ -32,7 +32,13 @@ fi
 "$BIN/heartd" "${args[@]}" 2> out/heartd.log &
 DAEMON=$!
 trap 'kill -TERM $DAEMON 2>/dev/null; wait $DAEMON 2>/dev/null; echo; "$BIN/heartctl" --db out/heartd.sqlite series; echo "log: out/heartd.log"' EXIT
-for _ in $(seq 50); do [ -S out/control.sock ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -S out/control.sock ] && break; kill -0 $DAEMON 2>/dev/null || break; sleep 0.1; done
+if ! [ -S out/control.sock ]; then
+  echo "run: heartd did not start; its log (out/heartd.log):" >&2
+  cat out/heartd.log >&2
+  trap - EXIT
+  exit 1
+fi
 "$BIN/heartctl" --socket out/control.sock status
 if [ -n "${RUN_SECONDS:-}" ]; then
   timeout "$RUN_SECONDS" "$BIN/heartctl" --socket out/control.sock watch || true

@@ -54,8 +54,8 @@ struct ConfigOptions: ParsableArguments {
             guard let eq = s.firstIndex(of: "=") else { throw ValidationError("--set takes section.key=value, got '\(s)'") }
             o[String(s[..<eq])] = String(s[s.index(after: eq)...])
         }
-        if let db { o["store.path"] = "\"\(db)\"" }
-        if let socket { o["control.socket"] = "\"\(socket)\"" }
+        if let db { o["store.path"] = "\"\(absolute(db))\"" }
+        if let socket { o["control.socket"] = "\"\(absolute(socket))\"" }
         if !allow.isEmpty { o["bluetooth.allow"] = allow.map { $0.uppercased() }.joined(separator: ",") }
         if !adapter.isEmpty { o["bluetooth.adapters"] = adapter.joined(separator: ",") }
         if autoHeartRate { o["bluetooth.auto_heart_rate"] = "true" }
@@ -75,6 +75,11 @@ struct ConfigOptions: ParsableArguments {
             throw ValidationError("\(error)")
         }
     }
+}
+
+/// Command-line paths are relative to the working directory; the configuration wants absolute ones.
+func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
 }
 
 func bootstrapLogging(_ configuration: HeartdConfiguration) -> Logger {
@@ -147,7 +152,7 @@ struct ReplayCommand: AsyncParsableCommand {
         handler.logLevel = .warning
         let logger = Logger(label: "heartd.replay", factory: { _ in handler })
         let report = try await Replay(settings: configuration.ingestSettings, logger: logger)
-            .run(file: URL(fileURLWithPath: file), databasePath: db)
+            .run(file: URL(fileURLWithPath: file), databasePath: absolute(db))
         for issue in report.issues {
             FileHandle.standardError.write(Data("\(file):\(issue.line): skipped: \(issue.reason)\n".utf8))
         }
