@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Checks the store heartd left in the lab against what the lab's peripheral sent and exposes.
+
+usage: check-store.py HEARTCTL STORE PERIPHERAL_LOG
+Exit 0 when every check passes; prints one line per check.
+"""
+import json
+import subprocess
+import sys
+
+heartctl, db, plog = sys.argv[1:4]
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def ctl(*args):
+    out = subprocess.run([heartctl, "--db", db, *args, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+events = [json.loads(line) for line in open(plog) if line.startswith("{")]
+info = next(e for e in events if e.get("ev") == "device-info")
+address = next(e for e in events if e.get("ev") == "adapter")["address"]
+notified = [e for e in events if e.get("ev") == "notify"]
+
+
+def rr_count(payload):
+    b = bytes.fromhex(payload)
+    if not b or not b[0] & 0x10:
+        return 0
+    start = 1 + (2 if b[0] & 0x01 else 1) + (2 if b[0] & 0x08 else 0)
+    return max(0, (len(b) - start) // 2)
+
+
+rr_sent = sum(rr_count(e["hex"]) for e in notified)
+
+samples = ctl("series", "--from", "2000-01-01", "--to", "2100-01-01", "--limit", "100000")["samples"]
+beat_series = [s for s in samples if s["typeIdentifier"] == "HKDataTypeIdentifierHeartbeatSeries"]
+hr_series = [s for s in samples if s["typeIdentifier"] == "HKQuantityTypeIdentifierHeartRate"]
+print(f"peripheral: {len(notified)} notifications, {rr_sent} RR intervals; store: {len(samples)} samples, "
+      f"{len(beat_series)} heartbeat series, {sum(s['count'] for s in beat_series)} beats")
+
+check(len(beat_series) >= 2, "at least two heartbeat series (the scripted disconnect rotates the series)")
+reasons = {s["metadata"].get("HeartdFinishReason") for s in beat_series}
+check("disconnect" in reasons, f"a series finished by the disconnect (reasons: {sorted(reasons)})")
+check("shutdown" in reasons, "the open series was finished at SIGTERM (reason shutdown)")
+beats = [ctl("beats", s["uuid"]) for s in sorted(beat_series, key=lambda s: s["start"])]
+total = sum(len(b) for b in beats)
+gaps = sum(1 for b in beats for x in b if x["precededByGap"])
+check(all(b and b[0]["precededByGap"] for b in beats),
+      "every series starts with a beat flagged precededByGap (first connection, and the reconnect)")
+# Each chain adds its anchor beat (the R-peak the first RR starts from), so beats = RRs + anchors.
+check(0.9 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} anchors) match RR sent ({rr_sent})")
+offsets_ok = all(all(b[i]["offset"] < b[i + 1]["offset"] for i in range(len(b) - 1)) for b in beats)
+check(offsets_ok, "beat offsets strictly increase in every series")
+avg = [s["aggregates"].get("average") for s in hr_series]
+check(hr_series and all(a is not None and 59 <= a <= 91 for a in avg), f"heart-rate series averages within 60-90 bpm: {avg}")
+
+device = next((d for d in ctl("devices")["devices"] if d["address"] == address), None)
+check(device is not None, f"device {address} stored")
+if device:
+    i = device["info"]
+    expected = {"manufacturer": info["manufacturer"], "model": info["model"], "hardwareVersion": info["hardware"],
+                "firmwareVersion": info["firmware"], "softwareVersion": info["software"], "localIdentifier": address}
+    for key, value in expected.items():
+        check(i.get(key) == value, f"device {key} = {value!r} (stored {i.get(key)!r})")
+    check(i.get("metadata", {}).get("HKMetadataKeyDeviceSerialNumber") == info["serial"], f"serial number {info['serial']}")
+    check(i.get("metadata", {}).get("HKMetadataKeyHeartRateSensorLocation") == str(info["location"]),
+          f"body sensor location {info['location']}")
+    check(bool(i.get("name")), f"device name {i.get('name')!r}")
+sample = beat_series[0]
+check(sample.get("device", {}).get("localIdentifier") == address, "samples carry the device")
+integrity = subprocess.run(["sqlite3", db, "PRAGMA integrity_check"], capture_output=True, text=True).stdout.strip()
+check(integrity == "ok", f"integrity_check: {integrity}")
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")
