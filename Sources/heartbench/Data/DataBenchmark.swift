@@ -29,6 +29,9 @@ struct DataBenchmark: AsyncParsableCommand {
     @Flag(help: "Keep the SQLite files (their directory is printed).")
     var keepFiles = false
 
+    @Flag(help: "Only the 24 h ingest (300 s checkpoints), for profiling it (e.g. under perf record).")
+    var ingestOnly = false
+
     mutating func validate() throws {
         if let days, days < 1 { throw ValidationError("--days must be at least 1") }
         if let checkpointHours, !(1...24).contains(checkpointHours) {
@@ -44,7 +47,7 @@ struct DataBenchmark: AsyncParsableCommand {
         }
         let machine = MachineInfo.current()
         progress("heartbench data: \(plan.summary); files in \(workspace.directory)")
-        let (table, sqliteVersion) = try await DataBenchmarkRun(plan: plan, workspace: workspace).run()
+        let (table, sqliteVersion) = try await DataBenchmarkRun(plan: plan, workspace: workspace).run(ingestOnly: ingestOnly)
         let report = BenchmarkReport.render(
             title: "heartbench data", table: table, machine: machine, sqliteVersion: sqliteVersion,
             command: BenchmarkReport.commandLine)

@@ -12,13 +12,15 @@ struct DataBenchmarkRun {
     /// Replay settings as the ingest author recommends (checkpoints every 300 s); everything else as shipped.
     static let replaySettings = IngestSettings(checkpointInterval: 300)
 
-    func run() async throws -> (ResultTable, sqliteVersion: String) {
+    func run(ingestOnly: Bool = false) async throws -> (ResultTable, sqliteVersion: String) {
         var table = ResultTable()
-        decode(into: &table)
+        if !ingestOnly { decode(into: &table) }
 
         progress("ingesting one day …")
         let day = try await ingestDay(into: &table)
         defer { try? day.database.close() }
+        let version = try day.database.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? "?"
+        if ingestOnly { return (table, version) }
         try await ingestWithDaemonCheckpoints(into: &table)
 
         progress("naive logger, sizes, enumeration …")
@@ -33,7 +35,6 @@ struct DataBenchmarkRun {
 
         progress("\(plan.days) day(s) for hourly statistics …")
         try await hourlyStatistics(from: start, into: &table)
-        let version = try day.database.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? "?"
         return (table, version)
     }
 

@@ -10,6 +10,8 @@ struct MachineInfo: Sendable {
     var kernel: String
     var buildConfiguration: String
     var compiler: String
+    /// 1/5/15-minute load averages when the run started (other work on the machine skews timings).
+    var loadAverage: String
 
     static func current() -> MachineInfo {
         let info = ProcessInfo.processInfo
@@ -22,7 +24,7 @@ struct MachineInfo: Sendable {
             date: Date(), cpu: cpuModel() ?? "unknown CPU", cores: info.processorCount,
             activeCores: info.activeProcessorCount, memoryGiB: Double(info.physicalMemory) / 1_073_741_824,
             kernel: kernelRelease() ?? info.operatingSystemVersionString,
-            buildConfiguration: configuration, compiler: compilerVersion)
+            buildConfiguration: configuration, compiler: compilerVersion, loadAverage: loadAverages() ?? "unknown")
     }
 
     /// Markdown lines (a bulleted list).
@@ -33,6 +35,7 @@ struct MachineInfo: Sendable {
             - date: \(iso)
             - machine: \(cpu), \(cores) cores (\(activeCores) active), \(Fmt.fixed(memoryGiB, 1)) GiB RAM, Linux \(kernel)
             - build: \(buildConfiguration), \(compiler), SQLite \(sqliteVersion)
+            - load average at start: \(loadAverage)
             """
     }
 
@@ -54,6 +57,11 @@ struct MachineInfo: Sendable {
             }
         }
         return nil
+    }
+
+    private static func loadAverages() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     private static func kernelRelease() -> String? {

@@ -16,18 +16,18 @@ enum Stopwatch {
         return (result, (clock.now - start).seconds)
     }
 
-    /// The median of `runs` timings of `body` (seconds), and the last result (keep it to defeat dead-code elimination).
+    /// The median of `runs` timings of `body` (seconds; at least one run), and the last result (keep it to
+    /// defeat dead-code elimination).
     static func median<T>(runs: Int, _ body: () throws -> T) rethrows -> (result: T, seconds: Double) {
-        precondition(runs > 0, "at least one run")
-        var times: [Double] = []
-        var last: T?
-        for _ in 0..<runs {
+        let firstRun = try measure(body)
+        var last = firstRun.result
+        var times = [firstRun.seconds]
+        for _ in 1..<max(runs, 1) {
             let (result, seconds) = try measure(body)
             times.append(seconds)
             last = result
         }
-        // `last` is set: runs > 0.
-        return (last!, times.sorted()[times.count / 2])
+        return (last, times.sorted()[times.count / 2])
     }
 }
 
