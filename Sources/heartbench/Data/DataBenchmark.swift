@@ -11,7 +11,7 @@ struct DataBenchmark: AsyncParsableCommand {
         commandName: "data",
         abstract: "Decode, ingest, storage size and query benchmarks against targets and a naive SQLite logger.")
 
-    @Option(help: "Days of data for the hourly statistics (default 30; 2 with --quick).")
+    @Option(help: "Days of data for the hourly statistics (default 30; 1 with --quick).")
     var days: Int?
 
     @Flag(help: "CI-friendly smoke run (< 15 s): fewer iterations and runs, 2 days, 1 h of 1 s checkpoints.")
@@ -66,11 +66,11 @@ struct DataBenchmarkPlan: Sendable {
     var seed: UInt64
 
     init(quick: Bool, days: Int?, checkpointHours: Int?, seed: UInt64) {
-        decodeIterations = quick ? 2_000_000 : 20_000_000
+        decodeIterations = quick ? 1_000_000 : 20_000_000
         ingestRuns = quick ? 1 : 3
         self.checkpointHours = checkpointHours ?? (quick ? 1 : 24)
         queryRuns = quick ? 5 : 21
-        self.days = days ?? (quick ? 2 : 30)
+        self.days = days ?? (quick ? 1 : 30)
         self.seed = seed
     }
 

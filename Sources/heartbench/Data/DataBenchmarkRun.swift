@@ -63,10 +63,13 @@ struct DataBenchmarkRun {
             kept = database
         }
         guard let database = kept, let last = results.last else { throw BenchmarkError("no ingest run") }
-        let seconds = results.map(\.seconds).sorted()[results.count / 2]
+        let sorted = results.map(\.seconds).sorted()
+        let seconds = sorted[sorted.count / 2]
         let label = plan.ingestRuns > 1 ? "median of \(plan.ingestRuns) runs" : "1 run"
+        // The fastest run is shown too: on a shared machine it is the one least disturbed by other work.
+        let fastest = sorted.count > 1 ? " (fastest \(Fmt.s(sorted[0])))" : ""
         table.add("Ingest 24 h at 1 Hz: replay → pipeline → StoreSink → SQLite (checkpoints 300 s, \(label))",
-                  heartd: Fmt.s(seconds), target: "< 0.5 s", verdict: Verdict(seconds < 0.5))
+                  heartd: Fmt.s(seconds) + fastest, target: "< 0.5 s", verdict: Verdict(seconds < 0.5))
         table.add("… notifications per second", heartd: Fmt.rate(Double(last.notifications) / seconds))
         table.add("… beats per second", heartd: Fmt.rate(Double(last.beats) / seconds))
         table.note("Day: \(Fmt.count(last.notifications)) notifications, \(Fmt.count(last.beats)) beats, "
@@ -171,7 +174,7 @@ struct DataBenchmarkRun {
         table.note("Statistics: \(plan.days) day(s) ingested through the pipeline (300 s checkpoints) in "
             + "\(Fmt.s(ingest.seconds)) (\(Fmt.count(ingest.beats)) beats); the naive hr table filled with the same "
             + "\(Fmt.count(rows.count)) values in \(Fmt.s(fillSeconds)). \(r.hours) hours, \(Fmt.count(r.points)) values; "
-            + "counts, minima and maxima agree, weighted means within \(Fmt.fixed(r.largestMeanDifference, 6)) bpm. "
+            + "counts, minima and maxima agree, weighted means within \(String(format: "%.1e", r.largestMeanDifference)) bpm. "
             + "Buckets computed in heartbench with HealthModel's QuantityAggregates (TODO: HealthModel statistics).")
     }
 
