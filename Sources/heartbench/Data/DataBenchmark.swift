@@ -14,7 +14,7 @@ struct DataBenchmark: AsyncParsableCommand {
     @Option(help: "Days of data for the hourly statistics (default 30; 1 with --quick).")
     var days: Int?
 
-    @Flag(help: "CI-friendly smoke run (< 15 s): fewer iterations and runs, 2 days, 1 h of 1 s checkpoints.")
+    @Flag(help: "CI-friendly smoke run (< 15 s): fewer iterations and runs, 1 day, 1 h of 1 s checkpoints.")
     var quick = false
 
     @Option(help: "Hours of data ingested with the daemon's 1 s checkpoints (default 24; 1 with --quick).")

@@ -172,10 +172,16 @@ struct DataBenchmarkRun {
                   heartd: Fmt.ms(r.heartdSeconds),
                   baseline: Fmt.ms(r.naiveSeconds) + " (`strftime` … `GROUP BY hour`)")
         table.note("Statistics: \(plan.days) day(s) ingested through the pipeline (300 s checkpoints) in "
-            + "\(Fmt.s(ingest.seconds)) (\(Fmt.count(ingest.beats)) beats); the naive hr table filled with the same "
+            + "\(Fmt.s(ingest.seconds)) (\(Fmt.count(ingest.beats)) beats; per day: \(daySpread(ingest.dayTimes))); the naive hr table filled with the same "
             + "\(Fmt.count(rows.count)) values in \(Fmt.s(fillSeconds)). \(r.hours) hours, \(Fmt.count(r.points)) values; "
             + "counts, minima and maxima agree, weighted means within \(String(format: "%.1e", r.largestMeanDifference)) bpm. "
             + "Buckets computed in heartbench with HealthModel's QuantityAggregates (TODO: HealthModel statistics).")
+    }
+
+    /// First, median and last of the per-day replay times: shows whether ingest slows down as the store grows.
+    private func daySpread(_ times: [Double]) -> String {
+        guard let first = times.first, let last = times.last else { return "none" }
+        return "first \(Fmt.s(first)), median \(Fmt.s(times.sorted()[times.count / 2])), last \(Fmt.s(last))"
     }
 
     private func describe(_ gaps: [String: Int]) -> String {
