@@ -70,6 +70,7 @@ let package = Package(
         .executableTarget(name: "heartbench", dependencies: [
             "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], resources: [.copy("Fixtures")]),
