@@ -11,7 +11,7 @@ extension HeartDatabase {
         records.reserveCapacity(open.count)
         for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
         try write { db in
-            for record in records { try record.upsert(db) }
+            for record in records { try record.replace(in: db) }
         }
     }
 

@@ -34,6 +34,17 @@ extension HeartDatabase {
         var anchors = try AnchorSequence(db)
         var result = SaveResult()
         var extents: [String: Double] = [:]
+        // One upsert per device and batch (a batch is a device's whole series set), not one per sample.
+        var seen: [DeviceInfo: (first: Date, last: Date)] = [:]
+        for sample in samples {
+            guard let device = sample.device else { continue }
+            let span = seen[device]
+            seen[device] = (min(span?.first ?? sample.start, sample.start), max(span?.last ?? sample.end, sample.end))
+        }
+        var deviceIds: [DeviceInfo: Int64] = [:]
+        for (device, span) in seen {
+            deviceIds[device] = try upsertDevice(device, firstSeen: span.first, lastSeen: span.last, in: db)
+        }
         for sample in samples {
             let uuid = sample.uuid
             let contents: [UInt8]
@@ -74,9 +85,7 @@ extension HeartDatabase {
                     result.replaced.append(existing)
                 }
             }
-            let deviceId = try sample.device.map { device in
-                try upsertDevice(device, firstSeen: sample.start, lastSeen: sample.end, in: db)
-            }
+            let deviceId = sample.device.flatMap { deviceIds[$0] }
             let record = SampleRecord(sample: sample, deviceId: deviceId, anchor: anchors.next(), contents: contents)
             try record.insert(db)
             result.saved.append(uuid)

@@ -22,7 +22,9 @@ struct DeviceSession: Sendable {
     let makeUUID: @Sendable () -> UUID
 
     private(set) var connected = false
-    private(set) var device: DeviceInfo
+    private(set) var device: DeviceInfo {
+        didSet { deviceSampleMetadata = Self.sampleMetadata(device) }
+    }
     private(set) var counters = IngestCounters()
     private(set) var seriesFinished = 0
     private(set) var lastNotificationWall: Date?
@@ -49,10 +51,18 @@ struct DeviceSession: Sendable {
         self.clock = ClockMap(at)
     }
 
-    private var context: SeriesContext {
+    /// Metadata every sample of the device carries, kept up to date with `device` (built once per change, not
+    /// once per value).
+    private var deviceSampleMetadata: Metadata = [:]
+
+    private static func sampleMetadata(_ device: DeviceInfo) -> Metadata {
         var meta: Metadata = [:]
         for key in [MetadataKey.serialNumber, MetadataKey.bodySensorLocation] { meta[key] = device.metadata[key] }
-        return SeriesContext(clock: clock, device: device, metadata: meta, settings: settings, makeUUID: makeUUID)
+        return meta
+    }
+
+    private var context: SeriesContext {
+        SeriesContext(clock: clock, device: device, metadata: deviceSampleMetadata, settings: settings, makeUUID: makeUUID)
     }
 
     private func effective(_ t: Timestamp) -> Double {

@@ -44,7 +44,9 @@ public actor IngestPipeline {
     public func handle(_ event: SourceEvent) {
         lastEventTime = event.at
         let address = event.address
-        var session = sessions[address] ?? DeviceSession(
+        // Taken out of the dictionary while it changes: a copy left behind would share the builders' storage and
+        // make every insert copy the whole open series (measured: the largest cost of a day's ingest).
+        var session = sessions.removeValue(forKey: address) ?? DeviceSession(
             address: address, at: event.at, settings: settings, logger: logger, makeUUID: makeUUID)
         var effects = SessionEffects()
         switch event {
