@@ -30,8 +30,9 @@ public struct QuantitySeriesBuilder: Sendable {
     public var device: DeviceInfo?
     public var metadata: Metadata
     public let uuid: UUID
-    /// Points keyed by start date, so a second insert at the same start replaces the first.
-    private var pointsByStart: [Date: QuantityPoint] = [:]
+    /// Points sorted by start, one per start date (a second insert at the same start replaces the first).
+    /// Live values arrive in order, so an insert is almost always an append; checkpoints read the array as is.
+    private var points: [QuantityPoint] = []
     private var isFinished = false
 
     public init(type: QuantityType, start: Date, device: DeviceInfo?, metadata: Metadata = [:], uuid: UUID = UUID()) {
@@ -42,7 +43,7 @@ public struct QuantitySeriesBuilder: Sendable {
         self.uuid = uuid
     }
 
-    public var count: Int { pointsByStart.count }
+    public var count: Int { points.count }
 
     /// Adds a value over [start, end]. `end` may equal `start` (an instantaneous value).
     public mutating func insert(_ value: Double, start pointStart: Date, end pointEnd: Date) throws(SeriesBuilderError) {
@@ -54,18 +55,26 @@ public struct QuantitySeriesBuilder: Sendable {
         guard pointEnd >= pointStart else {
             throw SeriesBuilderError(.invalidInterval, "point ends at \(pointEnd) before it starts at \(pointStart)")
         }
-        pointsByStart[pointStart] = QuantityPoint(value: value, start: pointStart, end: pointEnd)
+        let point = QuantityPoint(value: value, start: pointStart, end: pointEnd)
+        guard let last = points.last, pointStart <= last.start else {
+            points.append(point)
+            return
+        }
+        // Out of order or a replacement: binary search for the first point starting at or after `pointStart`.
+        var lo = 0, hi = points.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if points[mid].start < pointStart { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < points.count, points[lo].start == pointStart { points[lo] = point } else { points.insert(point, at: lo) }
     }
 
     /// The points so far, sorted by start (what a checkpoint stores).
-    public var sortedPoints: [QuantityPoint] {
-        pointsByStart.values.sorted { $0.start < $1.start }
-    }
+    public var sortedPoints: [QuantityPoint] { points }
 
     /// Finishes the series. Returns nil when it holds no point: an empty series is not saved.
     public mutating func finish(metadata extra: Metadata = [:]) -> QuantitySample? {
         isFinished = true
-        let points = sortedPoints
         guard let first = points.first else { return nil }
         let end = points.map(\.end).max() ?? first.end
         return QuantitySample(
