@@ -28,15 +28,18 @@ final class PrivateBus: @unchecked Sendable {  // fields are set once in init; `
         try config.write(to: configURL, atomically: true, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(configURL.path)", "--nofork", "--nopidfile"]
-        process.standardOutput = FileHandle.nullDevice
+        // --print-address is written once the daemon listens (the socket file alone appears before listen()).
+        process.arguments = ["--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        let out = Pipe()
+        process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(5)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline else { throw TestFailure("dbus-daemon did not start") }
-            usleep(5_000)
-        }
+        let fd = out.fileHandleForReading.fileDescriptor
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 5000) == 1 else { throw TestFailure("dbus-daemon did not start") }
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1 && byte != 10 {}
+        guard FileManager.default.fileExists(atPath: socket) else { throw TestFailure("dbus-daemon has no socket") }
     }
 
     /// SIGKILL the daemon (connection loss).
