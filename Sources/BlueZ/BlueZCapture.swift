@@ -10,16 +10,22 @@ import Logging
 /// for await event in capture.events { … }
 /// ```
 public final class BlueZCapture: Sendable {
-    /// Every event, in order per device. Finishes when `run()` returns.
+    /// Every event, in order per device (empty when an `onEvent` handler was given). Finishes when `run()` returns.
     public let events: AsyncStream<CaptureEvent>
     private let continuation: AsyncStream<CaptureEvent>.Continuation
     private let manager: CaptureManager
     private let board: StatusBoard
 
-    public init(connection: DBusConnection, policy: CapturePolicy, logger: Logger) {
-        (events, continuation) = AsyncStream<CaptureEvent>.makeStream()
+    /// - Parameter onEvent: if given, every event is passed to it synchronously instead of `events`:
+    ///   notifications on the D-Bus queue or the notify-socket queue, the others from a session task.
+    ///   It saves one thread wake-up per notification; keep it short and non-blocking.
+    public init(connection: DBusConnection, policy: CapturePolicy, logger: Logger,
+                onEvent: (@Sendable (CaptureEvent) -> Void)? = nil) {
+        let (events, continuation) = AsyncStream<CaptureEvent>.makeStream()
+        self.events = events
+        self.continuation = continuation
         board = StatusBoard()
-        let router = NotifyRouter(events: continuation)
+        let router = NotifyRouter(emit: onEvent ?? { continuation.yield($0) })
         manager = CaptureManager(connection: connection, policy: policy, logger: logger, router: router, board: board)
     }
 

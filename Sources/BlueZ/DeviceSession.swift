@@ -149,8 +149,13 @@ struct Runner {
             try await connectWithRetries()
         }
         s.stats.update { $0.state = .resolving }
+        // After a bluetoothd restart BlueZ may export the device as Connected but never resolve it, and the
+        // kernel drops the stale link ~2 s later: once we have seen Connected, its loss ends the wait at once.
+        // (Before that, a false Connected may just be the mirror lagging behind Connect's reply.)
+        var sawConnected = false
         view = try await wait(seconds: s.policy.resolveTimeout, what: "ServicesResolved") { v in
             guard v.exists else { throw SessionFault("device removed while connecting") }
+            if v.connected { sawConnected = true } else if sawConnected { throw SessionFault("link lost while resolving") }
             return v.connected && v.servicesResolved && v.characteristics[GattUUID.heartRateMeasurement] != nil
         }
         guard let hrm = view.characteristics[GattUUID.heartRateMeasurement] else {
@@ -159,7 +164,7 @@ struct Runner {
         let info = await readInfo(view)
         s.stats.update { $0.state = .subscribing }
         let now = Date()
-        s.router.events.yield(.connected(address: s.address, adapter: s.adapterPath.lastPathComponent, device: info,
+        s.router.emit(.connected(address: s.address, adapter: s.adapterPath.lastPathComponent, device: info,
                                          at: now, monotonic: MonotonicClock.now()))
         connectedEmitted = true
         await readBattery(view)
@@ -336,7 +341,7 @@ struct Runner {
         weConnected = false
         if connectedEmitted {
             connectedEmitted = false
-            s.router.events.yield(.disconnected(address: s.address, reason: reason, at: Date(),
+            s.router.emit(.disconnected(address: s.address, reason: reason, at: Date(),
                                                monotonic: MonotonicClock.now()))
         }
     }

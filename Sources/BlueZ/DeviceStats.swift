@@ -38,7 +38,7 @@ final class DeviceStats: @unchecked Sendable {  // every field behind `lock`
 
 /// Routes GATT values straight from the D-Bus queue (or an fd reader) to the event stream, without
 /// a task hop per value: a lock-protected table of subscribed characteristic paths.
-final class NotifyRouter: @unchecked Sendable {  // `routes` behind `lock`; `events` is thread-safe
+final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lock`; `emit` is Sendable
     enum Kind: Sendable { case heartRate, battery }
     struct Route: Sendable {
         let address: String
@@ -48,9 +48,10 @@ final class NotifyRouter: @unchecked Sendable {  // `routes` behind `lock`; `eve
 
     private let lock = NSLock()
     private var routes: [String: Route] = [:]
-    let events: AsyncStream<CaptureEvent>.Continuation
+    /// Where every event goes (the stream's continuation, or the caller's handler).
+    let emit: @Sendable (CaptureEvent) -> Void
 
-    init(events: AsyncStream<CaptureEvent>.Continuation) { self.events = events }
+    init(emit: @escaping @Sendable (CaptureEvent) -> Void) { self.emit = emit }
 
     func add(path: String, _ route: Route) {
         lock.lock(); routes[path] = route; lock.unlock()
@@ -80,11 +81,11 @@ final class NotifyRouter: @unchecked Sendable {  // `routes` behind `lock`; `eve
             guard !bytes.isEmpty else { route.stats.malformed(); return }
             let mono = MonotonicClock.now()
             route.stats.notified(at: mono)
-            events.yield(.notification(address: route.address, bytes: bytes, at: Date(), monotonic: mono))
+            emit(.notification(address: route.address, bytes: bytes, at: Date(), monotonic: mono))
         case .battery:
             guard let pct = GattValues.batteryPercent(bytes) else { route.stats.malformed(); return }
             route.stats.update { $0.batteryPercent = pct }
-            events.yield(.battery(address: route.address, percent: pct))
+            emit(.battery(address: route.address, percent: pct))
         }
     }
 }

@@ -90,6 +90,23 @@ import Testing
         await h.stop()
     }
 
+    @Test func restartWithStaleConnectedDeviceReconnectsQuickly() async throws {
+        var policy = fastPolicy()
+        policy.resolveTimeout = 30  // recovery must not wait for the resolve timeout
+        let h = try await Harness(policy: policy)
+        h.start()
+        _ = try await h.waitStats(addrA, "subscribed") { $0["subscribed"] == 1 }
+        h.killFake()
+        try await h.log.wait("disconnect") { $0.disconnects(addrA) == ["bluetoothd-exited"] }
+        let restartedAt = Date()
+        try await h.startFake(staleConnected: 0.3)
+        try await h.log.wait("reconnected", timeout: 5) { $0.connected(addrA).count == 2 }
+        #expect(Date().timeIntervalSince(restartedAt) < 5)
+        let stats = try await h.waitStats(addrA, "subscribed") { $0["subscribed"] == 1 }
+        #expect(stats["connect"] == 1)  // a real Connect after the stale link dropped
+        await h.stop()
+    }
+
     @Test func twoSensorsAreIndependent() async throws {
         let h = try await Harness(devices: [addrA, addrB], policy: fastPolicy([addrA, addrB]))
         h.start()

@@ -67,20 +67,22 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
     private var drainTask: Task<Void, Never>?
     let devices: [String]
 
-    init(devices: [String] = [addrA], known: Bool = true, policy: CapturePolicy) async throws {
+    init(devices: [String] = [addrA], known: Bool = true, policy: CapturePolicy,
+         onEvent: (@Sendable (CaptureEvent) -> Void)? = nil) async throws {
         bus = try PrivateBus()
         self.devices = devices
         let logger = Logger(label: "bluez-tests")
         control = try await DBusConnection.connect(address: bus.address, logger: logger)
         client = try await DBusConnection.connect(address: bus.address, logger: logger)
-        capture = BlueZCapture(connection: client, policy: policy, logger: logger)
+        capture = BlueZCapture(connection: client, policy: policy, logger: logger, onEvent: onEvent)
         try await startFake(known: known)
     }
 
     /// Starts (or restarts) the fake and waits until it owns org.bluez.
-    func startFake(known: Bool = true) async throws {
+    func startFake(known: Bool = true, staleConnected: Double? = nil) async throws {
         var args = ["--address", bus.address, "--devices", devices.joined(separator: ",")]
         if known { args.append("--known") }
+        if let staleConnected { args += ["--stale-connected", String(staleConnected)] }
         let script = try String(contentsOfFile: fakeScript, encoding: .utf8)
         fake = try Helper(script: script, name: "fake_bluez.py", in: bus.dir, arguments: args)
         let deadline = Date().addingTimeInterval(10)
@@ -98,9 +100,14 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
         fake = nil
     }
 
-    func start() {
+    /// `keepEvents: false` only drains the stream (benchmarks: no growing log).
+    func start(keepEvents: Bool = true) {
         let capture = self.capture, log = self.log
-        drainTask = Task { for await e in capture.events { log.append(e) } }
+        drainTask = Task {
+            for await e in capture.events {
+                if keepEvents { log.append(e) }
+            }
+        }
         runTask = Task { try await capture.run() }
     }
 

@@ -6,12 +6,15 @@ PRIVATE bus only:  fake_bluez.py --address unix:path=... --devices A0:..:01,A0:.
 
 Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   Notify(s addr, ay payload)       one 2A37 notification (signal to StartNotify clients, datagram to the fd)
+  Stream(s addr, d rate, u count)  count notifications at rate/s (benchmarks)
   NotifyWrongType(s addr)          PropertiesChanged Value as a string (a broken peer)
   DropLink(s addr)                 the sensor goes away: ServicesResolved=false, Connected=false, GATT removed
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   SetPowered(b)                    adapter power (off drops every link)
   Battery(s addr, y percent)       set 2A19 and notify it
+  (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
+   like bluetoothd after a restart)
   Stats(s addr) -> a{si}           counters: connect, disconnect, start_notify, stop_notify, acquire_notify,
                                    start_notify_battery, subscribed, fd_open, discovery_starts, discovering
 """
@@ -299,6 +302,20 @@ class Control(dbus.service.Object):
     def Notify(self, addr, payload):
         self.dev(addr).hrm.notify(bytes(payload))
 
+    @dbus.service.method(CTL, in_signature="sdu")
+    def Stream(self, addr, rate, count):
+        """count notifications (6-byte payloads like a strap at rest) paced at rate/s, with catch-up."""
+        d = self.dev(addr)
+        st = {"sent": 0, "t0": GLib.get_monotonic_time() / 1e6}
+        def tick():
+            due = min(int(count), int((GLib.get_monotonic_time() / 1e6 - st["t0"]) * rate) + 1)
+            while st["sent"] < due:
+                i = st["sent"]
+                d.hrm.notify(bytes([0x16, 60 + i % 40, 0x00, 0x04, 0x10, 0x04]))
+                st["sent"] += 1
+            return st["sent"] < int(count)
+        GLib.timeout_add(max(1, int(1000 / rate)), tick)
+
     @dbus.service.method(CTL, in_signature="s")
     def NotifyWrongType(self, addr):
         c = self.dev(addr).hrm
@@ -352,9 +369,15 @@ class Fake:
         for i, a in enumerate(filter(None, args.devices.split(","))):
             self.devices[a] = Device(self, self.adapter, a, i + 1)
         self.adapter.export(announce=False)
-        if args.known:
+        if args.known or args.stale_connected:
             for d in self.devices.values():
                 d.export(announce=False)
+        if args.stale_connected:
+            # What bluetoothd 5.66 does after a restart (lab): the device comes back Connected=true,
+            # ServicesResolved=false, never resolves, and the kernel drops the old link ~2 s later.
+            for d in self.devices.values():
+                d.props["Connected"] = dbus.Boolean(True)
+                GLib.timeout_add(int(args.stale_connected * 1000), lambda d=d: d.set(Connected=dbus.Boolean(False)) and False)
         self.control = Control(self)
         self.name = dbus.service.BusName("org.bluez", self.bus, do_not_queue=True)
 
@@ -377,6 +400,8 @@ def main():
     ap.add_argument("--devices", default="A0:9E:1A:7C:00:01")
     ap.add_argument("--adapter", default="hci0")
     ap.add_argument("--known", action="store_true", help="devices exist at start (no discovery needed)")
+    ap.add_argument("--stale-connected", type=float, default=0,
+                    help="export devices Connected=true but unresolved, drop to false after this many s")
     args = ap.parse_args()
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     Fake(args)
