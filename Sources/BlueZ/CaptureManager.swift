@@ -14,6 +14,7 @@ actor CaptureManager {
     }
 
     struct SessionHandle {
+        let id: Int
         let address: String
         let adapterPath: String
         let inbox: AsyncStream<SessionSignal>.Continuation
@@ -31,7 +32,8 @@ actor CaptureManager {
     private var bluezOwner: String?
     private var sawOwner = false
     private var sessions: [String: SessionHandle] = [:]  // device path → session
-    private var ended: [Task<Void, Never>] = []
+    private var ending: [Int: Task<Void, Never>] = [:]  // stopped sessions still tearing down
+    private var nextSessionID = 0
     private var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
     private var discoveryRetryAt: [String: Double] = [:]
 
@@ -103,10 +105,12 @@ actor CaptureManager {
             if case .bytes(let bytes) = entry.value.unwrapped {
                 router.deliver(route, bytes: bytes)
             } else {
-                route.stats.malformed()
-                logger.warning("GATT Value with wrong D-Bus type dropped", metadata: [
-                    "address": .string(route.address), "path": .string(signal.path),
-                    "signature": .string(entry.value.unwrapped.signature)])
+                let n = route.stats.malformed()
+                if n == 1 || n % 100 == 0 {  // a broken peer may send these at notification rate
+                    logger.warning("GATT Value with wrong D-Bus type dropped", metadata: [
+                        "address": .string(route.address), "path": .string(signal.path),
+                        "signature": .string(entry.value.unwrapped.signature), "count": .stringConvertible(n)])
+                }
             }
         }
         return onlyValue
@@ -162,14 +166,17 @@ actor CaptureManager {
         await reconcile()
     }
 
-    /// Snapshot of one device for its session.
-    func view(devicePath: String) -> DeviceView {
+    /// Snapshot of one device for its session. `active` is false once the session was told to stop
+    /// (the stop order is then already in its inbox: the session must not act on the emptied mirror).
+    func view(devicePath: String, session: Int) -> DeviceView {
+        let active = sessions[devicePath]?.id == session
         guard let props = mirror.properties(devicePath, BlueZ.device) else {
-            return DeviceView(exists: false, adapterPowered: false, connected: false, servicesResolved: false,
-                              name: nil, appearance: nil, characteristics: [:])
+            return DeviceView(active: active, exists: false, adapterPowered: false, connected: false,
+                              servicesResolved: false, name: nil, appearance: nil, characteristics: [:])
         }
         let adapterPath = props["Adapter"]?.objectPath ?? parentPath(devicePath)
         return DeviceView(
+            active: active,
             exists: true,
             adapterPowered: mirror.properties(adapterPath, BlueZ.adapter)?["Powered"]?.bool ?? false,
             connected: props["Connected"]?.bool ?? false,
@@ -216,18 +223,27 @@ actor CaptureManager {
         let (stream, inbox) = AsyncStream<SessionSignal>.makeStream()
         var log = logger
         log[metadataKey: "address"] = .string(address)
-        let session = DeviceSession(address: address, devicePath: devicePath, adapterPath: adapterPath,
+        nextSessionID += 1
+        let id = nextSessionID
+        let session = DeviceSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
                                     router: router, stats: stats, inbox: inbox, fdQueue: fdQueue)
-        let task = Task { await session.run(stream) }
-        sessions[devicePath] = SessionHandle(address: address, adapterPath: adapterPath, inbox: inbox, task: task)
+        let task = Task {
+            await session.run(stream)
+            self.sessionFinished(id)
+        }
+        sessions[devicePath] = SessionHandle(id: id, address: address, adapterPath: adapterPath, inbox: inbox, task: task)
         log.info("device session started", metadata: ["path": .string(devicePath)])
     }
 
     private func stopSession(_ path: String, reason: String, bluezAlive: Bool, disconnect: Bool) {
         guard let s = sessions.removeValue(forKey: path) else { return }
         s.inbox.yield(.stop(reason: reason, bluezAlive: bluezAlive, disconnect: disconnect))
-        ended.append(s.task)
+        ending[s.id] = s.task
+    }
+
+    private func sessionFinished(_ id: Int) {
+        ending[id] = nil
     }
 
     private func stopAll(reason: String, bluezAlive: Bool) async {
@@ -238,8 +254,7 @@ actor CaptureManager {
             for (adapter, on) in discoveryOn where on { try? await Adapter(connection: connection, path: adapter).stopDiscovery() }
         }
         discoveryOn = [:]
-        let tasks = ended
-        ended = []
+        let tasks = Array(ending.values)
         for t in tasks { await t.value }
     }
 

@@ -9,6 +9,7 @@ import Logging
 /// Lives inside one task (not shared), so its mutable state needs no lock. It sleeps only on its inbox,
 /// which the manager (mirror changes, stop), its ticker and its notify socket feed.
 final class DeviceSession: Sendable {
+    let id: Int
     let address: String
     let devicePath: String
     let adapterPath: String
@@ -21,9 +22,10 @@ final class DeviceSession: Sendable {
     let inbox: AsyncStream<SessionSignal>.Continuation
     let fdQueue: DispatchQueue
 
-    init(address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
+    init(id: Int, address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
          policy: CapturePolicy, logger: Logger, router: NotifyRouter, stats: DeviceStats,
          inbox: AsyncStream<SessionSignal>.Continuation, fdQueue: DispatchQueue) {
+        self.id = id
         self.address = address
         self.devicePath = devicePath
         self.adapterPath = adapterPath
@@ -116,6 +118,14 @@ struct Runner {
         }
     }
 
+    /// The mirror's view of the device; if the manager already stopped this session, waits for the stop
+    /// order (already queued) instead of acting on a mirror that was just emptied.
+    mutating func view() async throws -> DeviceView {
+        let v = await s.manager.view(devicePath: s.devicePath, session: s.id)
+        if v.active { return v }
+        while true { try await next() }
+    }
+
     mutating func pause(_ seconds: Double) async throws {
         let deadline = MonotonicClock.now() + seconds
         let inbox = s.inbox
@@ -131,7 +141,7 @@ struct Runner {
     mutating func wait(seconds: Double, what: String, _ condition: (DeviceView) throws -> Bool) async throws -> DeviceView {
         let deadline = MonotonicClock.now() + seconds
         while true {
-            let view = await s.manager.view(devicePath: s.devicePath)
+            let view = try await view()
             if try condition(view) { return view }
             if MonotonicClock.now() >= deadline { throw SessionFault("timed out waiting for \(what)") }
             try await next()
@@ -143,7 +153,7 @@ struct Runner {
     mutating func establish() async throws {
         s.stats.update { $0.state = .connecting }
         fdClosed = false
-        var view = await s.manager.view(devicePath: s.devicePath)
+        var view = try await view()
         guard view.exists else { throw SessionFault("device object missing") }
         if !view.connected {
             try await connectWithRetries()
@@ -287,7 +297,7 @@ struct Runner {
         var recovered = false
         while true {
             try await next()
-            let view = await s.manager.view(devicePath: s.devicePath)
+            let view = try await view()
             if !view.exists { return "device-removed" }
             if !view.connected { return "link-lost" }
             if let hrmPath, view.characteristics[GattUUID.heartRateMeasurement]?.path != hrmPath {
@@ -321,7 +331,7 @@ struct Runner {
 
     mutating func resubscribe() async throws {
         guard let path = hrmPath else { return }
-        let flags = await s.manager.view(devicePath: s.devicePath).characteristics[GattUUID.heartRateMeasurement]?.flags ?? []
+        let flags = try await view().characteristics[GattUUID.heartRateMeasurement]?.flags ?? []
         await unsubscribe(callBluez: true)
         fdClosed = false
         try await subscribe(path, flags: flags)

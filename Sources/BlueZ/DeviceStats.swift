@@ -29,10 +29,12 @@ final class DeviceStats: @unchecked Sendable {  // every field behind `lock`
         lock.unlock()
     }
 
-    func malformed() {
-        lock.lock()
+    /// Counts one dropped value; returns the new count (callers log the 1st and every 100th).
+    @discardableResult
+    func malformed() -> Int {
+        lock.lock(); defer { lock.unlock() }
         s.malformed += 1
-        lock.unlock()
+        return s.malformed
     }
 }
 

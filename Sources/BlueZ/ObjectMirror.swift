@@ -83,6 +83,8 @@ struct ObjectMirror: Sendable {
 
 /// What a device session needs to know about its device, taken from the mirror.
 struct DeviceView: Sendable {
+    /// False when the manager has already ordered this session to stop.
+    var active: Bool
     var exists: Bool
     var adapterPowered: Bool
     var connected: Bool

@@ -202,6 +202,33 @@ import Testing
         await h.stop()
     }
 
+    @Test func adapterRemovedAndAdded() async throws {
+        let h = try await Harness(policy: fastPolicy())
+        h.start()
+        _ = try await h.waitStats(addrA, "subscribed") { $0["subscribed"] == 1 }
+        try await h.ctl("SetAdapterPresent", [.bool(false)])
+        let gone = try await h.log.wait("removed") { $0.disconnects(addrA).count == 1 }
+        #expect(["link-lost", "device-removed", "adapter-removed"].contains(gone.disconnects(addrA).first ?? ""))
+        try await h.ctl("SetAdapterPresent", [.bool(true)])
+        try await h.log.wait("back") { $0.connected(addrA).count == 2 }
+        _ = try await h.waitStats(addrA, "subscribed") { $0["subscribed"] == 1 }
+        try await h.notify(addrA, [0x00, 78])
+        try await h.log.wait("value") { $0.notifications(addrA) == [[0x00, 78]] }
+        await h.stop()
+    }
+
+    @Test func bluetoothdAbsentAtStartIsAwaited() async throws {
+        let h = try await Harness(policy: fastPolicy())
+        h.killFake()
+        h.start()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(h.capture.status().bluezAvailable == false)
+        try await h.startFake()
+        try await h.log.wait("connected") { !$0.connected(addrA).isEmpty }
+        #expect(h.capture.status().bluetoothdRestarts == 0)
+        await h.stop()
+    }
+
     @Test func autoHeartRateFindsAnyHeartRateSensor() async throws {
         let h = try await Harness(known: false, policy: fastPolicy([], auto: true))
         h.start()

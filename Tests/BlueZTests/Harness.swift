@@ -71,7 +71,8 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
          onEvent: (@Sendable (CaptureEvent) -> Void)? = nil) async throws {
         bus = try PrivateBus()
         self.devices = devices
-        let logger = Logger(label: "bluez-tests")
+        var logger = Logger(label: "bluez-tests")
+        logger.logLevel = .warning
         control = try await DBusConnection.connect(address: bus.address, logger: logger)
         client = try await DBusConnection.connect(address: bus.address, logger: logger)
         capture = BlueZCapture(connection: client, policy: policy, logger: logger, onEvent: onEvent)

@@ -12,6 +12,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   SetPowered(b)                    adapter power (off drops every link)
+  SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
   Battery(s addr, y percent)       set 2A19 and notify it
   (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
    like bluetoothd after a restart)
@@ -344,6 +345,21 @@ class Control(dbus.service.Object):
             if a.props["Discovering"]:
                 a.set(Discovering=dbus.Boolean(False))
         a.set(Powered=dbus.Boolean(bool(on)))
+
+    @dbus.service.method(CTL, in_signature="b")
+    def SetAdapterPresent(self, present):
+        """False: the controller is unplugged (devices and adapter removed); True: plugged back."""
+        a = self.fake.adapter
+        if not present:
+            for d in self.fake.devices.values():
+                d.drop()
+                d.unexport()
+            a.unexport()
+        else:
+            a.props["Powered"] = dbus.Boolean(True)
+            a.export()
+            for d in self.fake.devices.values():
+                d.export()
 
     @dbus.service.method(CTL, in_signature="sy")
     def Battery(self, addr, pct):
