@@ -16,6 +16,8 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
         /// A reply BlueZ should not have sent (wrong types).
         case unexpectedReply
+        /// The call was cancelled (capture stopping).
+        case cancelled
         case other
     }
 
@@ -37,6 +39,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noReply: kind = .timeout; return
         case .serviceUnknown, .disconnected: kind = .unavailable; return
         case .unexpectedReply: kind = .unexpectedReply; return
+        case .cancelled: kind = .cancelled; return
         default: break
         }
         kind = Self.classify(name: error.name, message: error.message)

@@ -255,7 +255,14 @@ actor CaptureManager {
         }
         discoveryOn = [:]
         let tasks = Array(ending.values)
+        // A session may sit in a long call (Connect to a sensor out of range): cancel what is left
+        // after a grace period; cancelled calls return at once and the session still reports its end.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(3))
+            for t in tasks { t.cancel() }
+        }
         for t in tasks { await t.value }
+        watchdog.cancel()
     }
 
     private func updateDiscovery(powered: Set<String>) async {

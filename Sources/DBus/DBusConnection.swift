@@ -128,8 +128,17 @@ public final class DBusConnection: @unchecked Sendable {
         let message = try Self.makeMethodCall(destination: destination, path: path, interface: interface,
                                               member: member, arguments: arguments)
         let ms = Self.milliseconds(timeout)
-        return try await withCheckedThrowingContinuation { (cont: CheckedContinuation<[DBusValue], any Error>) in
-            queue.async { self.sendWithReply(message, timeoutMs: ms, continuation: cont) }
+        let state = CallState()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (cont: CheckedContinuation<[DBusValue], any Error>) in
+                queue.async { self.sendWithReply(message, timeoutMs: ms, state: state, continuation: cont) }
+            }
+        } onCancel: {
+            // Runs after the send was queued (or before it, if already cancelled): the queue orders both.
+            queue.async {
+                state.cancelled = true
+                state.box?.cancel()
+            }
         }
     }
 
@@ -181,8 +190,11 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// On `queue`.
-    private func sendWithReply(_ message: OwnedMessage, timeoutMs: Int32,
+    private func sendWithReply(_ message: OwnedMessage, timeoutMs: Int32, state: CallState,
                                continuation: CheckedContinuation<[DBusValue], any Error>) {
+        if state.cancelled {
+            continuation.resume(throwing: DBusError.cancelled); return
+        }
         guard let raw, dbus_connection_get_is_connected(raw) != 0 else {
             continuation.resume(throwing: DBusError.localDisconnected); return
         }
@@ -195,7 +207,9 @@ public final class DBusConnection: @unchecked Sendable {
                 : DBusError.localDisconnected)
             return
         }
-        let box = Unmanaged.passRetained(ReplyBox(continuation, connection: self)).toOpaque()
+        let replyBox = ReplyBox(continuation, connection: self, pending: pending)
+        state.box = replyBox
+        let box = Unmanaged.passRetained(replyBox).toOpaque()
         let notify: DBusPendingCallNotifyFunction = { p, user in
             guard let user else { return }
             let box = Unmanaged<ReplyBox>.fromOpaque(user).takeUnretainedValue()
@@ -233,25 +247,47 @@ final class OwnedMessage: @unchecked Sendable {  // the message is not mutated o
     deinit { dbus_message_unref(raw) }
 }
 
+/// Cancellation state of one call, shared by the task's cancel handler and the queue.
+final class CallState: @unchecked Sendable {  // only touched on the connection queue
+    var cancelled = false
+    var box: ReplyBox?
+}
+
 /// The awaiting task of one pending call; completed exactly once on the connection queue.
 final class ReplyBox {
     private var continuation: CheckedContinuation<[DBusValue], any Error>?
     private unowned let connection: DBusConnection
+    /// The pending call while unsettled (not retained: libdbus owns it and runs our free function,
+    /// which settles this box, before it goes away).
+    private var pending: OpaquePointer?
 
-    init(_ c: CheckedContinuation<[DBusValue], any Error>, connection: DBusConnection) {
+    init(_ c: CheckedContinuation<[DBusValue], any Error>, connection: DBusConnection, pending: OpaquePointer) {
         continuation = c
         self.connection = connection
+        self.pending = pending
+    }
+
+    private func settle() -> CheckedContinuation<[DBusValue], any Error>? {
+        guard let c = continuation else { return nil }
+        continuation = nil
+        pending = nil
+        return c
     }
 
     func abandon() {
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(throwing: DBusError.localDisconnected)
+        settle()?.resume(throwing: DBusError.localDisconnected)
+    }
+
+    /// The awaiting task was cancelled: stop waiting for the reply.
+    func cancel() {
+        let p = pending
+        guard let continuation = settle() else { return }
+        continuation.resume(throwing: DBusError.cancelled)
+        if let p { dbus_pending_call_cancel(p) }  // may free it (our free function then finds us settled)
     }
 
     func complete(_ pending: OpaquePointer?) {
-        guard let continuation else { return }
-        self.continuation = nil
+        guard let continuation = settle() else { return }
         guard let pending, let reply = dbus_pending_call_steal_reply(pending) else {
             continuation.resume(throwing: DBusError.localDisconnected)
             return

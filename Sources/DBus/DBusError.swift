@@ -23,6 +23,8 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case connectFailed
         /// A reply whose arguments did not have the expected types.
         case unexpectedReply
+        /// The awaiting task was cancelled before the reply came.
+        case cancelled
         /// Any other error name (see `name`), e.g. the `org.bluez.Error.*` family.
         case other
     }
@@ -71,6 +73,8 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static let localDisconnected = DBusError(
         code: .disconnected, name: "org.freedesktop.DBus.Error.Disconnected", message: "connection is closed")
+
+    static let cancelled = DBusError(code: .cancelled, name: "heartd.DBus.Cancelled", message: "call cancelled")
 
     static func unexpectedReply(_ detail: String) -> DBusError {
         DBusError(code: .unexpectedReply, name: "heartd.DBus.UnexpectedReply", message: detail)

@@ -229,6 +229,19 @@ import Testing
         await h.stop()
     }
 
+    @Test func stopDoesNotWaitForAHangingConnect() async throws {
+        var policy = fastPolicy()
+        policy.connectTimeout = 60
+        let h = try await Harness(policy: policy)
+        try await h.ctl("HangConnect", [.string(addrA), .bool(true)])
+        h.start()
+        _ = try await h.waitStats(addrA, "connect pending") { $0["connect"] == 1 }
+        let start = Date()
+        await h.stop()
+        #expect(Date().timeIntervalSince(start) < 8)  // 3 s grace, then the call is cancelled
+        #expect(h.capture.status().devices.first?.state == .stopped)
+    }
+
     @Test func autoHeartRateFindsAnyHeartRateSensor() async throws {
         let h = try await Harness(known: false, policy: fastPolicy([], auto: true))
         h.start()

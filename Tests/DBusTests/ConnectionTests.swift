@@ -100,6 +100,30 @@ struct Fixture {
         #expect(elapsed < .seconds(3))
     }
 
+    @Test func cancellingTheTaskCancelsTheCall() async throws {
+        let f = try await Fixture.make(withEcho: true)
+        defer { f.connection.close() }
+        let connection = f.connection
+        let start = ContinuousClock.now
+        let pending = Task {
+            try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test",
+                                      interface: "org.heartd.Test", member: "Sleep", timeout: .seconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        pending.cancel()
+        let error = await #expect(throws: DBusError.self) { _ = try await pending.value }
+        #expect(error?.code == .cancelled)
+        #expect(ContinuousClock.now - start < .seconds(3))
+        // already cancelled before the call starts
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await connection.listNames()
+        }
+        let earlyError = await #expect(throws: DBusError.self) { _ = try await early.value }
+        #expect(earlyError?.code == .cancelled)
+        #expect(try await connection.listNames().contains(connection.uniqueName))  // connection still fine
+    }
+
     @Test func remoteErrorKeepsNameAndMessage() async throws {
         let f = try await Fixture.make(withEcho: true)
         defer { f.connection.close() }

@@ -11,6 +11,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   DropLink(s addr)                 the sensor goes away: ServicesResolved=false, Connected=false, GATT removed
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
+  HangConnect(s addr, b)           Connect never replies (sensor out of range)
   SetPowered(b)                    adapter power (off drops every link)
   SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
   Battery(s addr, y percent)       set 2A19 and notify it
@@ -138,6 +139,8 @@ class Device(Obj):
         self.c = dict(connect=0, disconnect=0, start_notify=0, stop_notify=0, acquire_notify=0, start_notify_battery=0)
         self.connect_failures = []  # (name, message)
         self.acquire_busy = False
+        self.hang_connect = False
+        self.hung = []
         self.gatt = []
         h = 0x10
         def svc(u):
@@ -163,9 +166,20 @@ class Device(Obj):
         bas = svc(0x180f)
         self.battery = chrc(bas, 0x2a19, ["read", "notify"], bytes([87]))
 
-    @dbus.service.method(DEVICE)
-    def Connect(self):
+    @dbus.service.method(DEVICE, async_callbacks=("reply", "error"))
+    def Connect(self, reply, error):
         self.c["connect"] += 1
+        if self.hang_connect:
+            self.hung.append(reply)  # never answered: a sensor out of range
+            return
+        try:
+            self._connect()
+        except dbus.DBusException as e:
+            error(e)
+            return
+        reply()
+
+    def _connect(self):
         if self.connect_failures:
             name, message = self.connect_failures.pop(0)
             raise BzError(name, message)
@@ -331,6 +345,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def SetAcquireBusy(self, addr, busy):
         self.dev(addr).acquire_busy = bool(busy)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def HangConnect(self, addr, hang):
+        self.dev(addr).hang_connect = bool(hang)
 
     @dbus.service.method(CTL, in_signature="suss")
     def FailConnect(self, addr, n, name, message):
