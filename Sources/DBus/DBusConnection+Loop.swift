@@ -24,7 +24,8 @@ extension DBusConnection {
             return
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [unowned self] in self.readAndDispatch() }
+        // Strong on purpose: the loop keeps the connection alive until close() or loss (shutdown cancels it).
+        source.setEventHandler { self.readAndDispatch() }
         readSource = source
         source.resume()
         drain()  // messages buffered during connect (e.g. NameAcquired)
@@ -90,7 +91,7 @@ extension DBusConnection {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         let sender = dbus_message_get_sender(msg).map { String(cString: $0) }
-        let subs = lock.withLock { subscriptions.isEmpty ? [] : Array(subscriptions.values) }
+        let subs = lock.withLock { subscriberList }
         var arguments: [DBusValue]? = nil
         for sub in subs {
             var hit = false
@@ -139,7 +140,7 @@ extension DBusConnection {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(ms), repeating: .milliseconds(ms), leeway: .milliseconds(1))
         let handle = TimeoutHandle(t)
-        timer.setEventHandler { [unowned self] in
+        timer.setEventHandler { [self] in  // cancelled by libdbus (remove/free) before the connection ends
             _ = dbus_timeout_handle(handle.raw)
             drain()
         }

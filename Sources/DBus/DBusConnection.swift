@@ -21,7 +21,11 @@ public final class DBusConnection: @unchecked Sendable {
     var drainScheduled = false
 
     let lock = PthreadLock()
-    var subscriptions: [UInt64: SignalSubscriber] = [:]  // lock
+    var subscriptions: [UInt64: SignalSubscriber] = [:] {  // lock
+        didSet { subscriberList = Array(subscriptions.values) }
+    }
+    /// `subscriptions.values`, rebuilt on change so the per-message path copies nothing.
+    var subscriberList: [SignalSubscriber] = []  // lock
     var nextSubscriptionID: UInt64 = 1  // lock
     var connected = true  // lock
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []  // lock
