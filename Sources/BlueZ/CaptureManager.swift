@@ -26,7 +26,6 @@ actor CaptureManager {
     let logger: Logger
     let router: NotifyRouter
     let board: StatusBoard
-    let fdQueue = DispatchQueue(label: "heartd.bluez.notify-fd")
 
     private var mirror = ObjectMirror()
     private var bluezOwner: String?
@@ -227,7 +226,7 @@ actor CaptureManager {
         let id = nextSessionID
         let session = DeviceSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
-                                    router: router, stats: stats, inbox: inbox, fdQueue: fdQueue)
+                                    router: router, stats: stats, inbox: inbox)
         let task = Task {
             await session.run(stream)
             self.sessionFinished(id)

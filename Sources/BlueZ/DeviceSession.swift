@@ -20,11 +20,10 @@ final class DeviceSession: Sendable {
     let router: NotifyRouter
     let stats: DeviceStats
     let inbox: AsyncStream<SessionSignal>.Continuation
-    let fdQueue: DispatchQueue
 
     init(id: Int, address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
          policy: CapturePolicy, logger: Logger, router: NotifyRouter, stats: DeviceStats,
-         inbox: AsyncStream<SessionSignal>.Continuation, fdQueue: DispatchQueue) {
+         inbox: AsyncStream<SessionSignal>.Continuation) {
         self.id = id
         self.address = address
         self.devicePath = devicePath
@@ -36,7 +35,6 @@ final class DeviceSession: Sendable {
         self.router = router
         self.stats = stats
         self.inbox = inbox
-        self.fdQueue = fdQueue
     }
 
     func run(_ stream: AsyncStream<SessionSignal>) async {
@@ -257,7 +255,7 @@ struct Runner {
                 guard let raw = fd.take() else { throw SessionFault("AcquireNotify fd already taken") }
                 let router = s.router
                 let inbox = s.inbox
-                reader = AcquiredNotifyReader(fd: raw, queue: s.fdQueue, mtu: mtu,
+                reader = AcquiredNotifyReader(fd: raw, mtu: mtu,
                                               onValue: { router.deliver(route, bytes: $0) },
                                               onClosed: { inbox.yield(.fdClosed) })
                 mode = .acquireNotify
