@@ -270,7 +270,7 @@ actor CaptureManager {
         for adapter in powered.sorted() {
             let present = Set(mirror.devices.filter { $0.path.isPath(under: adapter) }
                 .compactMap { $0.props["Address"]?.string?.uppercased() })
-            let missing = !policy.allowList.isSubset(of: present)
+            let missing = !policy.normalizedAllowList.isSubset(of: present)
             let active = sessions.values.contains { $0.adapterPath == adapter }
             let want = missing || (policy.autoHeartRate && !active)
             let on = discoveryOn[adapter] ?? false

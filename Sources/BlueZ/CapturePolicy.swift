@@ -55,9 +55,12 @@ public struct CapturePolicy: Sendable, Hashable {
         adapters.isEmpty || adapters.contains(adapterPath.lastPathComponent)
     }
 
+    /// The allow-list in BlueZ's spelling (upper case), whatever the caller wrote.
+    var normalizedAllowList: Set<String> { Set(allowList.map { $0.uppercased() }) }
+
     /// Whether a device (by mirror properties) is one we capture.
     func wants(address: String, uuids: [String]) -> Bool {
-        if allowList.contains(address.uppercased()) { return true }
+        if normalizedAllowList.contains(address.uppercased()) { return true }
         return autoHeartRate && uuids.contains { $0.lowercased() == GattUUID.heartRateService }
     }
 }

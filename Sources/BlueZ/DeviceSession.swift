@@ -84,6 +84,10 @@ struct Runner {
             } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
                 return
+            } catch where Task.isCancelled {
+                // the manager cancelled us after the stop grace period: calls now fail at once
+                await teardown(reason: "capture-stopped", callBluez: false, disconnect: false)
+                return
             } catch {
                 reason = "\(error)"
                 s.stats.update { $0.lastError = reason }
