@@ -73,7 +73,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),

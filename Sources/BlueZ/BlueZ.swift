@@ -1,1 +1,0 @@
-// BlueZ: see docs/ARCHITECTURE.md

@@ -1,0 +1,360 @@
+import DBus
+import Dispatch
+import Foundation
+import HealthModel
+import Logging
+
+/// One device's capture loop: connect → resolve → read info → subscribe → watch → (fault) → back off → again.
+///
+/// Lives inside one task (not shared), so its mutable state needs no lock. It sleeps only on its inbox,
+/// which the manager (mirror changes, stop), its ticker and its notify socket feed.
+final class DeviceSession: Sendable {
+    let id: Int
+    let address: String
+    let devicePath: String
+    let adapterPath: String
+    let manager: CaptureManager
+    let connection: DBusConnection
+    let policy: CapturePolicy
+    let logger: Logger
+    let router: NotifyRouter
+    let stats: DeviceStats
+    let inbox: AsyncStream<SessionSignal>.Continuation
+
+    init(id: Int, address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
+         policy: CapturePolicy, logger: Logger, router: NotifyRouter, stats: DeviceStats,
+         inbox: AsyncStream<SessionSignal>.Continuation) {
+        self.id = id
+        self.address = address
+        self.devicePath = devicePath
+        self.adapterPath = adapterPath
+        self.manager = manager
+        self.connection = connection
+        self.policy = policy
+        self.logger = logger
+        self.router = router
+        self.stats = stats
+        self.inbox = inbox
+    }
+
+    func run(_ stream: AsyncStream<SessionSignal>) async {
+        let tick = min(2.5, max(0.05, policy.silentStopTimeout / 4))
+        let inbox = self.inbox
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(tick))
+                inbox.yield(.tick)
+            }
+        }
+        defer { ticker.cancel() }
+        var runner = Runner(session: self, iterator: stream.makeAsyncIterator())
+        await runner.loop()
+        stats.update { $0.state = .stopped }
+    }
+}
+
+/// The mutable part of a session, owned by its task.
+struct Runner {
+    let s: DeviceSession
+    var iterator: AsyncStream<SessionSignal>.Iterator
+    var connectedEmitted = false
+    var hrmPath: String?
+    var batteryPath: String?
+    var reader: AcquiredNotifyReader?
+    var mode: CapturePolicy.SubscribeMode = .startNotify
+    var fdClosed = false
+    var weConnected = false
+
+    init(session: DeviceSession, iterator: AsyncStream<SessionSignal>.Iterator) {
+        s = session
+        self.iterator = iterator
+    }
+
+    var device: Device { Device(connection: s.connection, path: s.devicePath) }
+
+    mutating func loop() async {
+        var backoff = Backoff(initial: s.policy.backoffInitial, maximum: s.policy.backoffMaximum,
+                              factor: s.policy.backoffFactor, jitter: s.policy.backoffJitter)
+        while true {
+            let before = s.stats.snapshot.notifications
+            let reason: String
+            do {
+                try await establish()
+                reason = try await monitor()
+            } catch let stop as SessionStopped {
+                await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
+                return
+            } catch where Task.isCancelled {
+                // the manager cancelled us after the stop grace period: calls now fail at once
+                await teardown(reason: "capture-stopped", callBluez: false, disconnect: false)
+                return
+            } catch {
+                reason = "\(error)"
+                s.stats.update { $0.lastError = reason }
+                s.logger.warning("capture attempt failed", metadata: ["error": .string(reason)])
+            }
+            await teardown(reason: reason, callBluez: true, disconnect: false)
+            if s.stats.snapshot.notifications > before { backoff.reset() }
+            s.stats.update { $0.state = .backoff; $0.reconnects += 1 }
+            let delay = backoff.next()
+            s.logger.info("reconnecting after backoff", metadata: ["reason": .string(reason), "delay_s": .stringConvertible(delay)])
+            do { try await pause(delay) } catch let stop as SessionStopped {
+                await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
+                return
+            } catch {}
+        }
+    }
+
+    // MARK: - waiting
+
+    /// Next inbox item; a stop order is thrown.
+    mutating func next() async throws {
+        guard let signal = await iterator.next() else {
+            throw SessionStopped(reason: "capture-stopped", bluezAlive: false, disconnect: false)
+        }
+        switch signal {
+        case .stop(let reason, let alive, let disconnect):
+            throw SessionStopped(reason: reason, bluezAlive: alive, disconnect: disconnect)
+        case .fdClosed: fdClosed = true
+        case .changed, .tick: break
+        }
+    }
+
+    /// The mirror's view of the device; if the manager already stopped this session, waits for the stop
+    /// order (already queued) instead of acting on a mirror that was just emptied.
+    mutating func view() async throws -> DeviceView {
+        let v = await s.manager.view(devicePath: s.devicePath, session: s.id)
+        if v.active { return v }
+        while true { try await next() }
+    }
+
+    mutating func pause(_ seconds: Double) async throws {
+        let deadline = MonotonicClock.now() + seconds
+        let inbox = s.inbox
+        let alarm = Task {  // one wake-up at the deadline; the ticker alone is too coarse for short pauses
+            try? await Task.sleep(for: .seconds(max(0, seconds)))
+            inbox.yield(.tick)
+        }
+        defer { alarm.cancel() }
+        while MonotonicClock.now() < deadline { try await next() }
+    }
+
+    /// Waits until `condition` holds on the device's mirror view.
+    mutating func wait(seconds: Double, what: String, _ condition: (DeviceView) throws -> Bool) async throws -> DeviceView {
+        let deadline = MonotonicClock.now() + seconds
+        while true {
+            let view = try await view()
+            if try condition(view) { return view }
+            if MonotonicClock.now() >= deadline { throw SessionFault("timed out waiting for \(what)") }
+            try await next()
+        }
+    }
+
+    // MARK: - establish
+
+    mutating func establish() async throws {
+        s.stats.update { $0.state = .connecting }
+        fdClosed = false
+        var view = try await view()
+        guard view.exists else { throw SessionFault("device object missing") }
+        if !view.connected {
+            try await connectWithRetries()
+        }
+        s.stats.update { $0.state = .resolving }
+        // After a bluetoothd restart BlueZ may export the device as Connected but never resolve it, and the
+        // kernel drops the stale link ~2 s later: once we have seen Connected, its loss ends the wait at once.
+        // (Before that, a false Connected may just be the mirror lagging behind Connect's reply.)
+        var sawConnected = false
+        view = try await wait(seconds: s.policy.resolveTimeout, what: "ServicesResolved") { v in
+            guard v.exists else { throw SessionFault("device removed while connecting") }
+            if v.connected { sawConnected = true } else if sawConnected { throw SessionFault("link lost while resolving") }
+            return v.connected && v.servicesResolved && v.characteristics[GattUUID.heartRateMeasurement] != nil
+        }
+        guard let hrm = view.characteristics[GattUUID.heartRateMeasurement] else {
+            throw SessionFault("no heart rate measurement characteristic")
+        }
+        let info = await readInfo(view)
+        s.stats.update { $0.state = .subscribing }
+        let now = Date()
+        s.router.emit(.connected(address: s.address, adapter: s.adapterPath.lastPathComponent, device: info,
+                                         at: now, monotonic: MonotonicClock.now()))
+        connectedEmitted = true
+        await readBattery(view)
+        try await subscribe(hrm.path, flags: hrm.flags)
+        s.stats.update { $0.state = .streaming; $0.subscribeMode = mode }
+    }
+
+    mutating func connectWithRetries() async throws {
+        var attempt = 0
+        while true {
+            do {
+                try await device.connect(timeout: .milliseconds(Int(s.policy.connectTimeout * 1000)))
+                weConnected = true
+                return
+            } catch let e as BlueZError where e.kind == .alreadyConnected {
+                return
+            } catch let e as BlueZError where (e.kind == .leConnectionAbortByLocal || e.kind == .inProgress) && attempt < 3 {
+                attempt += 1
+                s.logger.info("Connect failed, retrying", metadata: ["error": .string("\(e)"), "attempt": .stringConvertible(attempt)])
+                try await pause(0.25 * Double(attempt))
+            }
+        }
+    }
+
+    mutating func readInfo(_ view: DeviceView) async -> DeviceInfo {
+        var info = DeviceInfo(name: view.name, localIdentifier: s.address)
+        func read(_ uuid: String) async -> [UInt8]? {
+            guard let c = view.characteristics[uuid], c.flags.contains("read") else { return nil }
+            do {
+                return try await GattCharacteristic(connection: s.connection, path: c.path).readValue(timeout: .seconds(5))
+            } catch {
+                s.logger.debug("ReadValue failed", metadata: ["uuid": .string(uuid), "error": .string("\(error)")])
+                return nil
+            }
+        }
+        info.manufacturer = await read(GattUUID.manufacturerName).flatMap(GattValues.string)
+        info.model = await read(GattUUID.modelNumber).flatMap(GattValues.string)
+        info.hardwareVersion = await read(GattUUID.hardwareRevision).flatMap(GattValues.string)
+        info.firmwareVersion = await read(GattUUID.firmwareRevision).flatMap(GattValues.string)
+        info.softwareVersion = await read(GattUUID.softwareRevision).flatMap(GattValues.string)
+        if let serial = await read(GattUUID.serialNumber).flatMap(GattValues.string) {
+            info.metadata[MetadataKey.serialNumber] = serial
+        }
+        if let location = await read(GattUUID.bodySensorLocation).flatMap(GattValues.bodySensorLocation) {
+            info.metadata[MetadataKey.bodySensorLocation] = String(location)
+        }
+        if let appearance = view.appearance {
+            info.metadata[BlueZMetadataKey.appearance] = AppearanceClass(appearance: appearance).rawValue
+            info.metadata[BlueZMetadataKey.appearanceValue] = String(appearance)
+        }
+        info.metadata[BlueZMetadataKey.adapter] = s.adapterPath.lastPathComponent
+        return info
+    }
+
+    mutating func readBattery(_ view: DeviceView) async {
+        guard let c = view.characteristics[GattUUID.batteryLevel] else { return }
+        let char = GattCharacteristic(connection: s.connection, path: c.path)
+        let route = NotifyRouter.Route(address: s.address, kind: .battery, stats: s.stats)
+        if c.flags.contains("read"), let bytes = try? await char.readValue(timeout: .seconds(5)) {
+            s.router.deliver(route, bytes: bytes)
+        }
+        if c.flags.contains("notify") {
+            s.router.add(path: c.path, route)
+            batteryPath = c.path
+            do { try await char.startNotify() } catch {
+                s.logger.debug("battery StartNotify failed", metadata: ["error": .string("\(error)")])
+            }
+        }
+    }
+
+    // MARK: - subscribe
+
+    mutating func subscribe(_ path: String, flags: [String]) async throws {
+        hrmPath = path
+        let char = GattCharacteristic(connection: s.connection, path: path)
+        let route = NotifyRouter.Route(address: s.address, kind: .heartRate, stats: s.stats)
+        if s.policy.subscribeMode == .acquireNotify {
+            do {
+                let (fd, mtu) = try await char.acquireNotify()
+                guard let raw = fd.take() else { throw SessionFault("AcquireNotify fd already taken") }
+                let router = s.router
+                let inbox = s.inbox
+                reader = AcquiredNotifyReader(fd: raw, mtu: mtu,
+                                              onValue: { router.deliver(route, bytes: $0) },
+                                              onClosed: { inbox.yield(.fdClosed) })
+                mode = .acquireNotify
+                return
+            } catch {
+                s.logger.info("AcquireNotify failed; falling back to StartNotify", metadata: ["error": .string("\(error)")])
+            }
+        }
+        s.router.add(path: path, route)  // before StartNotify: the first value may come right after the reply
+        do {
+            try await char.startNotify()
+        } catch let e as BlueZError where e.kind == .inProgress {
+            // our own session from before is still on
+        }
+        mode = .startNotify
+    }
+
+    mutating func unsubscribe(callBluez: Bool) async {
+        if let reader {
+            reader.close()
+            self.reader = nil
+        }
+        if let path = hrmPath {
+            s.router.remove(path: path)
+            if callBluez && mode == .startNotify {
+                try? await GattCharacteristic(connection: s.connection, path: path).stopNotify()
+            }
+        }
+    }
+
+    // MARK: - watch
+
+    /// Returns the reason the stream ended.
+    mutating func monitor() async throws -> String {
+        var lastSeen = s.stats.snapshot.lastNotificationMonotonic ?? MonotonicClock.now()
+        var progressAt = MonotonicClock.now()
+        var recovered = false
+        while true {
+            try await next()
+            let view = try await view()
+            if !view.exists { return "device-removed" }
+            if !view.connected { return "link-lost" }
+            if let hrmPath, view.characteristics[GattUUID.heartRateMeasurement]?.path != hrmPath {
+                s.stats.malformed()
+                s.logger.warning("heart rate characteristic disappeared", metadata: ["path": .string(hrmPath)])
+                return "characteristic-removed"
+            }
+            if fdClosed && mode == .acquireNotify { return "notify-socket-closed" }
+            let now = MonotonicClock.now()
+            if let last = s.stats.snapshot.lastNotificationMonotonic, last != lastSeen {
+                lastSeen = last
+                progressAt = now
+                recovered = false
+                continue
+            }
+            guard now - progressAt >= s.policy.silentStopTimeout else { continue }
+            if !recovered {
+                recovered = true
+                progressAt = now
+                s.stats.update { $0.silentStopRecoveries += 1; $0.state = .recovering }
+                s.logger.warning("no notification within the silent-stop timeout; re-subscribing")
+                try await resubscribe()
+                s.stats.update { $0.state = .streaming }
+            } else {
+                s.logger.warning("still silent after re-subscribing; disconnecting")
+                try? await device.disconnect()
+                return "silent-stop"
+            }
+        }
+    }
+
+    mutating func resubscribe() async throws {
+        guard let path = hrmPath else { return }
+        let flags = try await view().characteristics[GattUUID.heartRateMeasurement]?.flags ?? []
+        await unsubscribe(callBluez: true)
+        fdClosed = false
+        try await subscribe(path, flags: flags)
+        s.stats.update { $0.subscribeMode = mode }
+    }
+
+    mutating func teardown(reason: String, callBluez: Bool, disconnect: Bool) async {
+        await unsubscribe(callBluez: callBluez && reason != "link-lost")
+        if let batteryPath {
+            s.router.remove(path: batteryPath)
+            self.batteryPath = nil
+        }
+        hrmPath = nil
+        if disconnect && weConnected && callBluez {
+            try? await device.disconnect(timeout: .seconds(3))
+        }
+        weConnected = false
+        if connectedEmitted {
+            connectedEmitted = false
+            s.router.emit(.disconnected(address: s.address, reason: reason, at: Date(),
+                                               monotonic: MonotonicClock.now()))
+        }
+    }
+}

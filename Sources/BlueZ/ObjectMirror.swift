@@ -1,0 +1,96 @@
+import DBus
+
+/// BlueZ's object tree as last reported (GetManagedObjects + InterfacesAdded/Removed + PropertiesChanged).
+/// Pure value; the manager owns one per connection.
+struct ObjectMirror: Sendable {
+    typealias Properties = [String: DBusValue]
+    /// path → interface → properties
+    private(set) var objects: [String: [String: Properties]] = [:]
+
+    mutating func clear() { objects = [:] }
+
+    /// Loads a `GetManagedObjects` reply (`a{oa{sa{sv}}}`). Returns false if it had the wrong shape.
+    @discardableResult
+    mutating func load(_ reply: [DBusValue]) -> Bool {
+        objects = [:]
+        guard let tree = reply.first?.stringKeyedDictionary else { return false }
+        for (path, ifaces) in tree where path.isPath(under: "/org/bluez") {
+            guard let map = ifaces.stringKeyedDictionary else { continue }
+            for (iface, props) in map {
+                objects[path, default: [:]][iface] = Self.properties(props)
+            }
+        }
+        return true
+    }
+
+    private static func properties(_ value: DBusValue) -> Properties {
+        var out: Properties = [:]
+        for (k, v) in value.stringKeyedDictionary ?? [:] { out[k] = v.unwrapped }
+        return out
+    }
+
+    /// Applies one signal from org.bluez. Returns the path it touched, or nil if it was not a mirror signal.
+    @discardableResult
+    mutating func apply(_ signal: DBusSignal) -> String? {
+        let args = signal.arguments
+        switch (signal.interface, signal.member) {
+        case (BlueZ.objectManager, "InterfacesAdded"):
+            guard args.count >= 2, let path = args[0].objectPath, path.isPath(under: "/org/bluez"),
+                  let map = args[1].stringKeyedDictionary else { return nil }
+            for (iface, props) in map { objects[path, default: [:]][iface] = Self.properties(props) }
+            return path
+        case (BlueZ.objectManager, "InterfacesRemoved"):
+            guard args.count >= 2, let path = args[0].objectPath, let ifaces = args[1].stringArray else { return nil }
+            for iface in ifaces { objects[path]?[iface] = nil }
+            if objects[path]?.isEmpty == true { objects[path] = nil }
+            return path
+        case (BlueZ.properties, "PropertiesChanged"):
+            guard args.count >= 2, let iface = args[0].string, objects[signal.path]?[iface] != nil,
+                  let changed = args[1].stringKeyedDictionary else { return nil }
+            for (k, v) in changed { objects[signal.path]?[iface]?[k] = v.unwrapped }
+            if args.count >= 3, let invalidated = args[2].stringArray {
+                for k in invalidated { objects[signal.path]?[iface]?[k] = nil }
+            }
+            return signal.path
+        default:
+            return nil
+        }
+    }
+
+    func properties(_ path: String, _ iface: String) -> Properties? { objects[path]?[iface] }
+
+    /// Adapter paths (`/org/bluez/hciN`) with their properties.
+    var adapters: [(path: String, props: Properties)] {
+        objects.compactMap { path, ifaces in ifaces[BlueZ.adapter].map { (path, $0) } }.sorted { $0.path < $1.path }
+    }
+
+    var devices: [(path: String, props: Properties)] {
+        objects.compactMap { path, ifaces in ifaces[BlueZ.device].map { (path, $0) } }.sorted { $0.path < $1.path }
+    }
+
+    /// Characteristic paths under a device, keyed by lower-case UUID (first one wins).
+    func characteristics(under devicePath: String) -> [String: (path: String, flags: [String])] {
+        var out: [String: (path: String, flags: [String])] = [:]
+        for (path, ifaces) in objects.sorted(by: { $0.key < $1.key }) where path.hasPrefix(devicePath + "/") {
+            guard let props = ifaces[BlueZ.gattCharacteristic], let uuid = props["UUID"]?.string?.lowercased() else {
+                continue
+            }
+            if out[uuid] == nil { out[uuid] = (path, props["Flags"]?.stringArray ?? []) }
+        }
+        return out
+    }
+}
+
+/// What a device session needs to know about its device, taken from the mirror.
+struct DeviceView: Sendable {
+    /// False when the manager has already ordered this session to stop.
+    var active: Bool
+    var exists: Bool
+    var adapterPowered: Bool
+    var connected: Bool
+    var servicesResolved: Bool
+    var name: String?
+    var appearance: UInt16?
+    /// lower-case UUID → (path, flags)
+    var characteristics: [String: (path: String, flags: [String])]
+}

@@ -1,1 +1,0 @@
-// DBus: see docs/ARCHITECTURE.md

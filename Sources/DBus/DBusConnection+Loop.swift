@@ -1,0 +1,169 @@
+internal import CDBus
+import Dispatch
+
+/// Wires libdbus into Dispatch. Everything here runs on `queue`.
+extension DBusConnection {
+    func startLoop() {
+        guard let raw else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let filter: DBusHandleMessageFunction = { _, msg, user in
+            guard let msg, let user else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            return Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().handleIncoming(msg)
+        }
+        _ = dbus_connection_add_filter(raw, filter, me, nil)
+        installTimeouts(raw, me)
+        let status: DBusDispatchStatusFunction = { _, newStatus, user in
+            guard newStatus == DBUS_DISPATCH_DATA_REMAINS, let user else { return }
+            Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().scheduleDrain()
+        }
+        dbus_connection_set_dispatch_status_function(raw, status, me, nil)
+
+        var fd: Int32 = -1
+        guard dbus_connection_get_unix_fd(raw, &fd) != 0 else {
+            shutdown(reason: "no socket")
+            return
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        // Strong on purpose: the loop keeps the connection alive until close() or loss (shutdown cancels it).
+        source.setEventHandler { self.readAndDispatch() }
+        readSource = source
+        source.resume()
+        drain()  // messages buffered during connect (e.g. NameAcquired)
+    }
+
+    private func readAndDispatch() {
+        guard let raw else { return }
+        let alive = dbus_connection_read_write(raw, 0) != 0
+        drain()
+        if !alive || dbus_connection_get_is_connected(raw) == 0 {
+            shutdown(reason: "connection lost")
+        }
+    }
+
+    func scheduleDrain() {
+        // Called from inside libdbus (possibly during dispatch): never dispatch re-entrantly.
+        guard !drainScheduled else { return }
+        drainScheduled = true
+        queue.async { [self] in
+            drainScheduled = false
+            drain()
+        }
+    }
+
+    func drain() {
+        guard let raw else { return }
+        while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+    }
+
+    /// Stops the loop, fails what waits, finishes every signal stream. Idempotent.
+    func shutdown(reason: String) {
+        guard let raw else { return }
+        readSource?.cancel()
+        readSource = nil
+        if dbus_connection_get_is_connected(raw) != 0 { dbus_connection_close(raw) }
+        // Deliver what libdbus queued on close: error replies for pending calls, the Local.Disconnected signal.
+        while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+        dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
+        self.raw = nil
+        dbus_connection_unref(raw)
+        let (subs, waiters) = lock.withLock { () -> ([SignalSubscriber], [CheckedContinuation<Void, Never>]) in
+            connected = false
+            defer { subscriptions = [:]; disconnectWaiters = [] }
+            return (Array(subscriptions.values), disconnectWaiters)
+        }
+        logger.debug("dbus connection ended", metadata: ["reason": .string(reason)])
+        for s in subs { s.finish() }
+        for w in waiters { w.resume() }
+    }
+
+    /// The filter: every incoming message passes here once.
+    func handleIncoming(_ msg: OpaquePointer) -> DBusHandlerResult {
+        guard dbus_message_get_type(msg) == CDBUS_MESSAGE_TYPE_SIGNAL,
+              let pathP = dbus_message_get_path(msg),
+              let ifaceP = dbus_message_get_interface(msg),
+              let memberP = dbus_message_get_member(msg) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        let path = String(cString: pathP)
+        let interface = String(cString: ifaceP)
+        let member = String(cString: memberP)
+        if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
+            // Shut down after this dispatch round returns (we are inside dbus_connection_dispatch).
+            queue.async { [self] in shutdown(reason: "disconnected") }
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        let sender = dbus_message_get_sender(msg).map { String(cString: $0) }
+        let subs = lock.withLock { subscriberList }
+        var arguments: [DBusValue]? = nil
+        for sub in subs {
+            var hit = false
+            for rule in sub.rules where rule.matchesHeader(sender: sender, path: path, interface: interface, member: member) {
+                if rule.needsArguments {
+                    if arguments == nil { arguments = MessageDecoder.decodeBody(msg) }
+                    if let arguments, !rule.matchesArguments(arguments) { continue }
+                }
+                hit = true
+                break
+            }
+            guard hit else { continue }
+            if arguments == nil { arguments = MessageDecoder.decodeBody(msg) }
+            sub.deliver(DBusSignal(sender: sender, path: path, interface: interface, member: member,
+                                   arguments: arguments ?? []))
+        }
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
+    // MARK: - libdbus timeouts → DispatchSourceTimer
+
+    private func installTimeouts(_ raw: OpaquePointer, _ me: UnsafeMutableRawPointer) {
+        let add: DBusAddTimeoutFunction = { t, user in
+            guard let t, let user else { return 0 }
+            Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().armTimeout(t)
+            return 1
+        }
+        let remove: DBusRemoveTimeoutFunction = { t, _ in
+            guard let t, let d = dbus_timeout_get_data(t) else { return }
+            Unmanaged<TimeoutTimer>.fromOpaque(d).takeUnretainedValue().cancel()
+        }
+        let toggled: DBusTimeoutToggledFunction = { t, user in
+            guard let t, let user else { return }
+            Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().armTimeout(t)
+        }
+        _ = dbus_connection_set_timeout_functions(raw, add, remove, toggled, me, nil)
+    }
+
+    /// (Re)arms the timer of a libdbus timeout according to its enabled flag and interval.
+    private func armTimeout(_ t: OpaquePointer) {
+        if let d = dbus_timeout_get_data(t) {
+            Unmanaged<TimeoutTimer>.fromOpaque(d).takeUnretainedValue().cancel()
+        }
+        guard dbus_timeout_get_enabled(t) != 0 else { return }
+        let ms = Int(max(1, dbus_timeout_get_interval(t)))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(ms), repeating: .milliseconds(ms), leeway: .milliseconds(1))
+        let handle = TimeoutHandle(t)
+        timer.setEventHandler { [self] in  // cancelled by libdbus (remove/free) before the connection ends
+            _ = dbus_timeout_handle(handle.raw)
+            drain()
+        }
+        timer.resume()
+        // set_data frees the previous box (its free function cancels that timer too).
+        dbus_timeout_set_data(t, Unmanaged.passRetained(TimeoutTimer(timer)).toOpaque()) { d in
+            guard let d else { return }
+            let box = Unmanaged<TimeoutTimer>.fromOpaque(d)
+            box.takeUnretainedValue().cancel()
+            box.release()
+        }
+    }
+}
+
+/// A libdbus timeout pointer captured by a timer handler; only dereferenced on the queue,
+/// and the timer is cancelled (on the queue) before libdbus frees the timeout.
+struct TimeoutHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+    init(_ raw: OpaquePointer) { self.raw = raw }
+}
+
+final class TimeoutTimer {
+    let timer: DispatchSourceTimer
+    init(_ timer: DispatchSourceTimer) { self.timer = timer }
+    func cancel() { if !timer.isCancelled { timer.cancel() } }
+}

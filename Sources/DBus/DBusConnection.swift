@@ -1,0 +1,314 @@
+internal import CDBus
+import Dispatch
+import Foundation
+import Logging
+
+/// A connection to a message bus, driven by Dispatch.
+///
+/// Every libdbus call on the connection runs on one serial `DispatchQueue`: a read source on the
+/// socket reads and dispatches, libdbus timeouts run as `DispatchSourceTimer`s (without them a
+/// pending call never times out), and replies resume the awaiting task from that queue.
+///
+/// Call `close()` when done; the read source keeps the connection alive until then.
+public final class DBusConnection: @unchecked Sendable {
+    // @unchecked: `raw` and the Dispatch sources are only touched on `queue`; the mutable state read
+    // from other threads (`subscriptions`, `state`) is behind `lock`.
+    let queue: DispatchQueue
+    let logger: Logger
+    /// Only valid on `queue` while not closed.
+    var raw: OpaquePointer?
+    var readSource: DispatchSourceRead?
+    var drainScheduled = false
+
+    let lock = PthreadLock()
+    var subscriptions: [UInt64: SignalSubscriber] = [:] {  // lock
+        didSet { subscriberList = Array(subscriptions.values) }
+    }
+    /// `subscriptions.values`, rebuilt on change so the per-message path copies nothing.
+    var subscriberList: [SignalSubscriber] = []  // lock
+    var nextSubscriptionID: UInt64 = 1  // lock
+    var connected = true  // lock
+    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []  // lock
+
+    /// This connection's unique bus name (e.g. `:1.42`).
+    public let uniqueName: String
+
+    /// The system bus address: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the standard socket.
+    public static var systemBusAddress: String {
+        if let env = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"], !env.isEmpty { return env }
+        return "unix:path=/var/run/dbus/system_bus_socket"
+    }
+
+    /// Connects to the system bus (honours `DBUS_SYSTEM_BUS_ADDRESS`).
+    public static func system(logger: Logger) async throws -> DBusConnection {
+        try await connect(address: systemBusAddress, logger: logger)
+    }
+
+    /// Connects to a bus address (`unix:path=...`), registers (Hello) and starts dispatching.
+    /// The blocking libdbus connect runs on the connection's own queue, not on the caller's thread.
+    public static func connect(address: String, logger: Logger) async throws -> DBusConnection {
+        let queue = DispatchQueue(label: "heartd.dbus")
+        let box: RawBox = try await withCheckedThrowingContinuation { cont in
+            queue.async {
+                do { cont.resume(returning: try openAndRegister(address)) } catch { cont.resume(throwing: error) }
+            }
+        }
+        let connection = DBusConnection(raw: box.raw, uniqueName: box.name, queue: queue, logger: logger)
+        queue.async { connection.startLoop() }
+        return connection
+    }
+
+    private init(raw: OpaquePointer, uniqueName: String, queue: DispatchQueue, logger: Logger) {
+        self.raw = raw
+        self.uniqueName = uniqueName
+        self.queue = queue
+        var logger = logger
+        logger[metadataKey: "dbus.name"] = .string(uniqueName)
+        self.logger = logger
+    }
+
+    struct RawBox: @unchecked Sendable {  // moves the pointer from the queue to the initializer once
+        let raw: OpaquePointer
+        let name: String
+    }
+
+    private static func openAndRegister(_ address: String) throws -> RawBox {
+        _ = dbus_threads_init_default()
+        var err = CDBus.DBusError()
+        dbus_error_init(&err)
+        guard let c = dbus_connection_open_private(address, &err) else {
+            throw takeError(&err) ?? DBusError(code: .connectFailed, name: "org.freedesktop.DBus.Error.Failed",
+                                              message: "cannot open \(address)")
+        }
+        dbus_connection_set_exit_on_disconnect(c, 0)
+        guard dbus_bus_register(c, &err) != 0, let namePtr = dbus_bus_get_unique_name(c) else {
+            let e = takeError(&err)
+            dbus_connection_close(c)
+            dbus_connection_unref(c)
+            throw e ?? DBusError(code: .connectFailed, name: "org.freedesktop.DBus.Error.Failed",
+                                 message: "Hello failed on \(address)")
+        }
+        return RawBox(raw: c, name: String(cString: namePtr))
+    }
+
+    static func takeError(_ err: inout CDBus.DBusError) -> DBusError? {
+        guard cdbus_error_is_set(&err) != 0 else { return nil }
+        defer { dbus_error_free(&err) }
+        let name = err.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+        let message = err.message.map { String(cString: $0) } ?? ""
+        var e = DBusError(name: name, message: message)
+        if e.code == .other && name == "org.freedesktop.DBus.Error.Failed" { e.code = .connectFailed }
+        return e
+    }
+
+    /// False once the connection was lost or closed.
+    public var isConnected: Bool { lock.withLock { connected } }
+
+    /// Returns when the connection is lost or closed.
+    public func waitUntilDisconnected() async {
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            let resumeNow = lock.withLock { () -> Bool in
+                if !connected { return true }
+                disconnectWaiters.append(cont)
+                return false
+            }
+            if resumeNow { cont.resume() }
+        }
+    }
+
+    /// Closes the connection: pending calls fail with `.disconnected`, signal streams finish.
+    public func close() {
+        queue.async { self.shutdown(reason: "closed") }
+    }
+
+    // MARK: - calls
+
+    /// Calls a method and returns the reply's arguments.
+    ///
+    /// - Throws: `DBusError` (the remote error, `.noReply` after `timeout`, `.serviceUnknown`,
+    ///   `.disconnected`, `.invalidArgs` for a message that cannot be built).
+    public func call(destination: String, path: String, interface: String, member: String,
+                     arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        let message = try Self.makeMethodCall(destination: destination, path: path, interface: interface,
+                                              member: member, arguments: arguments)
+        let ms = Self.milliseconds(timeout)
+        let state = CallState()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (cont: CheckedContinuation<[DBusValue], any Error>) in
+                queue.async { self.sendWithReply(message, timeoutMs: ms, state: state, continuation: cont) }
+            }
+        } onCancel: {
+            // Runs after the send was queued (or before it, if already cancelled): the queue orders both.
+            queue.async {
+                state.cancelled = true
+                state.box?.cancel()
+            }
+        }
+    }
+
+    /// Sends a method call without waiting for (or wanting) a reply.
+    public func callNoReply(destination: String, path: String, interface: String, member: String,
+                            arguments: [DBusValue] = []) throws {
+        let message = try Self.makeMethodCall(destination: destination, path: path, interface: interface,
+                                              member: member, arguments: arguments)
+        dbus_message_set_no_reply(message.raw, 1)
+        queue.async { self.sendNow(message) }
+    }
+
+    /// Emits a signal from this connection.
+    public func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue] = []) throws {
+        try Validate.objectPath(path)
+        try Validate.interface(interface)
+        try Validate.member(member)
+        guard let m = dbus_message_new_signal(path, interface, member) else { throw MessageEncoder.invalid("signal") }
+        let message = OwnedMessage(m)
+        try MessageEncoder.append(arguments, to: m)
+        queue.async { self.sendNow(message) }
+    }
+
+    static func milliseconds(_ d: Duration) -> Int32 {
+        let (s, atto) = d.components
+        let ms = s * 1000 + atto / 1_000_000_000_000_000
+        return Int32(clamping: max(1, ms))
+    }
+
+    static func makeMethodCall(destination: String, path: String, interface: String, member: String,
+                               arguments: [DBusValue]) throws -> OwnedMessage {
+        try Validate.busName(destination)
+        try Validate.objectPath(path)
+        try Validate.interface(interface)
+        try Validate.member(member)
+        guard let m = dbus_message_new_method_call(destination, path, interface, member) else {
+            throw MessageEncoder.invalid("cannot build call \(interface).\(member)")
+        }
+        let message = OwnedMessage(m)
+        try MessageEncoder.append(arguments, to: m)
+        return message
+    }
+
+    /// On `queue`.
+    private func sendNow(_ message: OwnedMessage) {
+        guard let raw else { return }
+        _ = dbus_connection_send(raw, message.raw, nil)
+        dbus_connection_flush(raw)
+    }
+
+    /// On `queue`.
+    private func sendWithReply(_ message: OwnedMessage, timeoutMs: Int32, state: CallState,
+                               continuation: CheckedContinuation<[DBusValue], any Error>) {
+        if state.cancelled {
+            continuation.resume(throwing: DBusError.cancelled); return
+        }
+        guard let raw, dbus_connection_get_is_connected(raw) != 0 else {
+            continuation.resume(throwing: DBusError.localDisconnected); return
+        }
+        var pending: OpaquePointer? = nil
+        guard dbus_connection_send_with_reply(raw, message.raw, &pending, timeoutMs) != 0, let pending else {
+            let unixFD = dbus_connection_can_send_type(raw, CDBUS_TYPE_UNIX_FD) == 0
+            continuation.resume(throwing: unixFD && message.containsUnixFD
+                ? DBusError(code: .notSupported, name: "org.freedesktop.DBus.Error.NotSupported",
+                            message: "connection cannot pass unix fds")
+                : DBusError.localDisconnected)
+            return
+        }
+        let replyBox = ReplyBox(continuation, connection: self, pending: pending)
+        state.box = replyBox
+        let box = Unmanaged.passRetained(replyBox).toOpaque()
+        let notify: DBusPendingCallNotifyFunction = { p, user in
+            guard let user else { return }
+            let box = Unmanaged<ReplyBox>.fromOpaque(user).takeUnretainedValue()
+            box.complete(p)
+        }
+        let free: DBusFreeFunction = { user in
+            guard let user else { return }
+            // libdbus drops pending calls without a reply when the link dies: never leave the caller waiting.
+            let box = Unmanaged<ReplyBox>.fromOpaque(user)
+            box.takeUnretainedValue().abandon()
+            box.release()
+        }
+        if dbus_pending_call_set_notify(pending, notify, box, free) == 0 {
+            Unmanaged<ReplyBox>.fromOpaque(box).release()
+            dbus_pending_call_cancel(pending)
+            dbus_pending_call_unref(pending)
+            continuation.resume(throwing: DBusError(code: .noMemory, name: "org.freedesktop.DBus.Error.NoMemory",
+                                                    message: "set_notify failed"))
+            return
+        }
+        // The reply may already be there (set_notify then does not call back).
+        if dbus_pending_call_get_completed(pending) != 0 {
+            Unmanaged<ReplyBox>.fromOpaque(box).takeUnretainedValue().complete(pending)
+        }
+        dbus_pending_call_unref(pending)  // libdbus keeps its own reference until completion
+        dbus_connection_flush(raw)
+    }
+}
+
+/// Owns one libdbus message reference; lets a built message cross to the connection queue.
+final class OwnedMessage: @unchecked Sendable {  // the message is not mutated once handed over
+    let raw: OpaquePointer
+    var containsUnixFD: Bool { dbus_message_contains_unix_fds(raw) != 0 }
+    init(_ raw: OpaquePointer) { self.raw = raw }
+    deinit { dbus_message_unref(raw) }
+}
+
+/// Cancellation state of one call, shared by the task's cancel handler and the queue.
+final class CallState: @unchecked Sendable {  // only touched on the connection queue
+    var cancelled = false
+    var box: ReplyBox?
+}
+
+/// The awaiting task of one pending call; completed exactly once on the connection queue.
+final class ReplyBox {
+    private var continuation: CheckedContinuation<[DBusValue], any Error>?
+    private unowned let connection: DBusConnection
+    /// The pending call while unsettled (not retained: libdbus owns it and runs our free function,
+    /// which settles this box, before it goes away).
+    private var pending: OpaquePointer?
+
+    init(_ c: CheckedContinuation<[DBusValue], any Error>, connection: DBusConnection, pending: OpaquePointer) {
+        continuation = c
+        self.connection = connection
+        self.pending = pending
+    }
+
+    private func settle() -> CheckedContinuation<[DBusValue], any Error>? {
+        guard let c = continuation else { return nil }
+        continuation = nil
+        pending = nil
+        return c
+    }
+
+    func abandon() {
+        settle()?.resume(throwing: DBusError.localDisconnected)
+    }
+
+    /// The awaiting task was cancelled: stop waiting for the reply.
+    func cancel() {
+        let p = pending
+        guard let continuation = settle() else { return }
+        continuation.resume(throwing: DBusError.cancelled)
+        if let p { dbus_pending_call_cancel(p) }  // may free it (our free function then finds us settled)
+    }
+
+    func complete(_ pending: OpaquePointer?) {
+        guard let continuation = settle() else { return }
+        guard let pending, let reply = dbus_pending_call_steal_reply(pending) else {
+            continuation.resume(throwing: DBusError.localDisconnected)
+            return
+        }
+        defer { dbus_message_unref(reply) }
+        if dbus_message_get_type(reply) == CDBUS_MESSAGE_TYPE_ERROR {
+            let name = dbus_message_get_error_name(reply).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+            var message = ""
+            if case .string(let s)? = MessageDecoder.decodeBody(reply).first { message = s }
+            var error = DBusError(name: name, message: message)
+            // libdbus answers pending calls with NoReply when the link drops: say what happened.
+            if error.code == .noReply, let raw = connection.raw, dbus_connection_get_is_connected(raw) == 0 {
+                error.code = .disconnected
+            }
+            continuation.resume(throwing: error)
+        } else {
+            continuation.resume(returning: MessageDecoder.decodeBody(reply))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+@testable import BlueZ
+import DBus
+import Testing
+
+@Suite struct PureTests {
+    @Test func bluezErrorKinds() {
+        let abort = BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
+        #expect(abort.kind == .leConnectionAbortByLocal)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "Software caused connection abort")).kind == .failed)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.InProgress", message: "")).kind == .inProgress)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.NotPermitted", message: "")).kind == .notPermitted)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "")).kind == .authenticationFailed)
+        #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.NoReply", message: "")).kind == .timeout)
+        #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "")).kind == .unavailable)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Whatever", message: "")).kind == .other)
+    }
+
+    @Test func backoffDoublesCapsAndJitters() {
+        var b = Backoff(initial: 1, maximum: 60, factor: 2, jitter: 0.2)
+        let mid = (0..<8).map { _ in b.next(random: 0.5) }
+        #expect(mid == [1, 2, 4, 8, 16, 32, 60, 60])
+        b.reset()
+        #expect(abs(b.next(random: 0) - 0.8) < 1e-9)
+        #expect(abs(b.next(random: 0.999999) - 2.4) < 1e-4)
+    }
+
+    @Test func appearanceClasses() {
+        #expect(AppearanceClass(appearance: 0x0340) == .heartRateSensor)
+        #expect(AppearanceClass(appearance: 0x0341) == .heartRateBelt)
+        #expect(AppearanceClass(appearance: 0x03C4) == .gamepad)
+        #expect(AppearanceClass(appearance: 0x03C1) == .humanInterfaceDevice)
+        #expect(AppearanceClass(appearance: 0x00C1) == .watch)
+        #expect(AppearanceClass(appearance: 0x1234) == .unknown)
+    }
+
+    @Test func gattValueHelpers() {
+        #expect(GattValues.string(Array("HRL-1".utf8) + [0, 0]) == "HRL-1")
+        #expect(GattValues.string([0]) == nil)
+        #expect(GattValues.batteryPercent([87]) == 87)
+        #expect(GattValues.batteryPercent([101]) == nil)
+        #expect(GattValues.batteryPercent([]) == nil)
+        #expect(GattValues.bodySensorLocation([1]) == 1)
+        #expect(GattValues.bodySensorLocation([9]) == nil)
+    }
+
+    @Test func mirrorAppliesSignals() {
+        var m = ObjectMirror()
+        let dev = "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"
+        let added = DBusSignal(sender: ":1.1", path: "/", interface: BlueZ.objectManager, member: "InterfacesAdded", arguments: [
+            .objectPath(dev),
+            .dict(keySignature: "s", valueSignature: "a{sv}", [DBusDictEntry(
+                key: .string(BlueZ.device), value: .stringVariantDict(["Connected": .bool(false), "Address": .string("AA:BB:CC:DD:EE:FF")]))]),
+        ])
+        #expect(m.apply(added) == dev)
+        #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(false))
+        let changed = DBusSignal(sender: ":1.1", path: dev, interface: BlueZ.properties, member: "PropertiesChanged", arguments: [
+            .string(BlueZ.device), .stringVariantDict(["Connected": .bool(true)]), .array(elementSignature: "s", [.string("Address")]),
+        ])
+        #expect(m.apply(changed) == dev)
+        #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(true))
+        #expect(m.properties(dev, BlueZ.device)?["Address"] == nil)
+        let removed = DBusSignal(sender: ":1.1", path: "/", interface: BlueZ.objectManager, member: "InterfacesRemoved", arguments: [
+            .objectPath(dev), .array(elementSignature: "s", [.string(BlueZ.device)]),
+        ])
+        #expect(m.apply(removed) == dev)
+        #expect(m.devices.isEmpty)
+        // wrong shapes are ignored
+        #expect(m.apply(DBusSignal(sender: nil, path: "/", interface: BlueZ.objectManager, member: "InterfacesAdded",
+                                   arguments: [.string("x")])) == nil)
+    }
+
+    @Test func policyWants() {
+        let p = CapturePolicy(adapters: ["hci0"], allowList: ["aa:bb:cc:dd:ee:ff"])
+        #expect(p.wants(address: "AA:BB:CC:DD:EE:FF", uuids: []))
+        #expect(!p.wants(address: "11:22:33:44:55:66", uuids: [GattUUID.heartRateService]))
+        #expect(CapturePolicy(autoHeartRate: true).wants(address: "11:22:33:44:55:66", uuids: [GattUUID.heartRateService]))
+        #expect(p.allows(adapterPath: "/org/bluez/hci0"))
+        #expect(!p.allows(adapterPath: "/org/bluez/hci1"))
+    }
+}

@@ -1,0 +1,96 @@
+import DBus
+import Foundation
+import Testing
+
+@Suite struct SignalTests {
+    @Test func signalsArriveInOrderThroughOneStream() async throws {
+        let f = try await Fixture.make(withEcho: true)
+        defer { f.connection.close() }
+        let rules = [MatchRule(interface: "org.heartd.Test", member: "Tick"),
+                     MatchRule(interface: "org.heartd.Test", member: "Done")]
+        let stream = f.connection.signals(matching: rules)
+        for r in rules { try await f.connection.addMatch(r) }
+        _ = try await f.connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test",
+                                        interface: "org.heartd.Test", member: "Emit", arguments: [.uint32(500)])
+        var ticks: [Int] = []
+        for await s in stream {
+            if s.member == "Done" { break }
+            #expect(s.path == "/org/heartd/Test")
+            #expect(s.sender?.hasPrefix(":") == true)
+            ticks.append(s.arguments.first?.int ?? -1)
+        }
+        #expect(ticks == Array(0..<500))
+    }
+
+    @Test func localFilterSeparatesSubscribers() async throws {
+        let f = try await Fixture.make(withEcho: true)
+        defer { f.connection.close() }
+        let counter = Counter()
+        f.connection.addSignalHandler(matching: [MatchRule(member: "Tick")]) { _ in counter.add() }
+        let done = f.connection.signals(matching: [MatchRule(member: "Done")])
+        try await f.connection.addMatch(MatchRule(interface: "org.heartd.Test"))
+        _ = try await f.connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test",
+                                        interface: "org.heartd.Test", member: "Emit", arguments: [.uint32(20)])
+        var doneCount = 0
+        for await s in done {
+            #expect(s.member == "Done")
+            doneCount += 1
+            break
+        }
+        #expect(doneCount == 1)
+        #expect(counter.value == 20)  // handlers run on the queue before the later Done is yielded
+    }
+
+    @Test func nameOwnerChangedIsDecoded() async throws {
+        let f = try await Fixture.make()
+        defer { f.connection.close() }
+        let rule = NameOwnerChange.rule(for: "org.heartd.Test")
+        let stream = f.connection.signals(matching: [rule])
+        try await f.connection.addMatch(rule)
+        let echo = try Helper(script: echoServiceScript, name: "echo.py", in: f.bus.dir, arguments: [f.bus.address])
+        var it = stream.makeAsyncIterator()
+        let appeared = try #require(await it.next().flatMap(NameOwnerChange.init))
+        #expect(appeared.name == "org.heartd.Test")
+        #expect(appeared.oldOwner == nil)
+        #expect(appeared.newOwner?.hasPrefix(":") == true)
+        kill(echo.process.processIdentifier, SIGKILL)
+        let gone = try #require(await it.next().flatMap(NameOwnerChange.init))
+        #expect(gone.oldOwner == appeared.newOwner)
+        #expect(gone.newOwner == nil)
+    }
+
+    @Test func emitSignalReachesAnotherConnection() async throws {
+        let f = try await Fixture.make()
+        defer { f.connection.close() }
+        let other = try await DBusConnection.connect(address: f.bus.address, logger: testLogger)
+        defer { other.close() }
+        let rule = MatchRule(path: "/org/bluez/hci0/dev_AA/char0011", interface: "org.freedesktop.DBus.Properties")
+        let stream = other.signals(matching: [MatchRule(pathNamespace: "/org/bluez")])
+        try await other.addMatch(rule)
+        try f.connection.emitSignal(path: "/org/bluez/hci0/dev_AA/char0011", interface: "org.freedesktop.DBus.Properties",
+                                    member: "PropertiesChanged", arguments: [
+                                        .string("org.bluez.GattCharacteristic1"),
+                                        .stringVariantDict(["Value": .bytes([0x06, 0x48])]),
+                                        .array(elementSignature: "s", []),
+                                    ])
+        var it = stream.makeAsyncIterator()
+        let s = try #require(await it.next())
+        #expect(s.member == "PropertiesChanged")
+        #expect(s.sender == f.connection.uniqueName)
+        #expect(s.arguments.count == 3)
+        #expect(s.arguments[1].stringKeyedDictionary?["Value"]?.bytes == [0x06, 0x48])
+    }
+
+    @Test func matchRuleText() {
+        let r = MatchRule(interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded", arg0Path: "/org/bluez/")
+        #expect(r.description == "type='signal',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded',arg0path='/org/bluez/'")
+        #expect(MatchRule(arg0: "it's").description == "type='signal',arg0='it'\\''s'")
+    }
+}
+
+final class Counter: @unchecked Sendable {  // guarded by lock
+    private let lock = NSLock()
+    private var n = 0
+    func add() { lock.lock(); n += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+}
