@@ -36,6 +36,11 @@ public final class BlueZCapture: Sendable {
         try await manager.run()
     }
 
+    /// Replaces the allow-list at run time; devices no longer allowed are let go, new ones captured.
+    public func setAllowList(_ allowList: Set<String>) async {
+        await manager.setAllowList(allowList)
+    }
+
     /// Per-device state and counters, plus bluetoothd restarts.
     public func status() -> CaptureStatus { board.snapshot }
 }

@@ -22,7 +22,7 @@ actor CaptureManager {
     }
 
     let connection: DBusConnection
-    let policy: CapturePolicy
+    private(set) var policy: CapturePolicy
     let logger: Logger
     let router: NotifyRouter
     let board: StatusBoard
@@ -191,6 +191,17 @@ actor CaptureManager {
 
     // MARK: - sessions and discovery
 
+    /// Replaces the allow-list (`heartctl allow` / `forget`): sessions for devices no longer wanted stop (and
+    /// disconnect, per the policy), newly wanted ones start or are discovered.
+    func setAllowList(_ allowList: Set<String>) async {
+        policy.allowList = Set(allowList.map { $0.uppercased() })
+        for (path, s) in sessions where !policy.normalizedAllowList.contains(s.address) && !policy.autoHeartRate {
+            stopSession(path, reason: "not-allowed", bluezAlive: bluezOwner != nil,
+                        disconnect: policy.disconnectOnStop && bluezOwner != nil)
+        }
+        await reconcile()
+    }
+
     private func reconcile() async {
         let powered = Set(mirror.adapters.filter {
             policy.allows(adapterPath: $0.path) && $0.props["Powered"]?.bool == true
@@ -208,6 +219,7 @@ actor CaptureManager {
             if bluezOwner == nil { reason = "bluetoothd-exited" }
             else if mirror.properties(s.adapterPath, BlueZ.adapter) == nil { reason = "adapter-removed" }
             else if !powered.contains(s.adapterPath) { reason = "adapter-powered-off" }
+            else if mirror.properties(path, BlueZ.device) != nil { reason = "not-allowed" }
             else { reason = "device-removed" }
             stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: false)
         }

@@ -17,7 +17,10 @@ public final class DBusConnection: @unchecked Sendable {
     let logger: Logger
     /// Only valid on `queue` while not closed.
     var raw: OpaquePointer?
-    var readSource: DispatchSourceRead?
+    /// One end of the reader thread's wake-up socket pair (-1 when there is no reader); only touched on `queue`.
+    var readerWakeFD: Int32 = -1
+    /// True while `readAndDispatch` reads; its own drain follows, so libdbus's "data remains" needs no extra block.
+    var readingInline = false
     var drainScheduled = false
 
     let lock = PthreadLock()

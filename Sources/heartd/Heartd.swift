@@ -99,14 +99,21 @@ struct Run: AsyncParsableCommand {
     @Option(name: .long, help: "Simulator speed: 1 is real time.")
     var simulateSpeed: Double = 1
 
+    /// For shared/bench's harness: print `received=N` (notifications handled) on stdout when stopping, and stop
+    /// when the sensor drops the link.
+    @Flag(name: .long, help: .hidden)
+    var printReceived = false
+
     func run() async throws {
         let configuration = try options.load()
         let logger = bootstrapLogging(configuration)
         guard simulateSpeed > 0, simulateSpeed.isFinite else { throw ValidationError("--simulate-speed must be positive") }
-        let daemon = Daemon(configuration: configuration, mode: simulate ? .simulate(speed: simulateSpeed) : .bluez,
+        var daemon = Daemon(configuration: configuration, mode: simulate ? .simulate(speed: simulateSpeed) : .bluez,
                             environment: ProcessInfo.processInfo.environment, logger: logger)
+        daemon.exitOnFirstDisconnect = printReceived
         do {
-            try await daemon.run()
+            let devices = try await daemon.run()
+            if printReceived { print("received=\(devices.reduce(0) { $0 + $1.counters.notifications })") }
         } catch {
             logger.critical("heartd cannot run", metadata: ["error": "\(error)"])
             throw ExitCode.failure

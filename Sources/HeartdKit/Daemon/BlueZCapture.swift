@@ -1,10 +1,124 @@
+import BlueZ
+import Control
+import DBus
 import Foundation
 import Ingest
 import Logging
+import Synchronization
 
-/// Interim: the BlueZ client is being integrated; until then the daemon says so instead of pretending.
-enum BlueZCapture {
-    static func make(configuration: HeartdConfiguration, environment: [String: String], logger: Logger) async throws -> (any Source, any CaptureControl) {
-        throw DaemonError(.capture, "BlueZ capture is not in this build yet; run with --simulate")
+/// Live capture through bluetoothd: the BlueZ client's events as the pipeline's `Source`, and `allow`/`forget`
+/// applied to its policy (and kept in `AllowListFile`).
+enum BlueZCaptureFactory {
+    static func make(configuration: HeartdConfiguration, environment: [String: String], logger: Logger) async throws
+        -> (any Source, any CaptureControl) {
+        let connection: DBusConnection
+        do {
+            connection = try await DBusConnection.system(logger: logger)
+        } catch {
+            throw DaemonError(.capture, "cannot connect to the D-Bus system bus (\(error)); is dbus running? " +
+                              "Without Bluetooth, try --simulate")
+        }
+        let file = AllowListFile(storePath: configuration.store.path)
+        let allowList = AllowListFile.effective(configured: configuration.bluetooth.allow, file.load())
+        let b = configuration.bluetooth
+        let policy = CapturePolicy(
+            adapters: Set(b.adapters), allowList: allowList, autoHeartRate: b.autoHeartRate,
+            subscribeMode: b.subscribe == .acquireNotify ? .acquireNotify : .startNotify,
+            silentStopTimeout: b.silentStopSeconds, backoffMaximum: b.reconnectMaxSeconds)
+        if allowList.isEmpty && !b.autoHeartRate {
+            logger.warning("no device to capture: the allow-list is empty and auto_heart_rate is off (heartctl allow ADDRESS, or bluetooth.allow in the configuration)")
+        }
+        // Events go straight from the client's handler into the pipeline's stream: one hop less per notification
+        // than the client's own event stream.
+        let (events, continuation) = AsyncStream<SourceEvent>.makeStream()
+        let capture = BlueZCapture(connection: connection, policy: policy, logger: logger,
+                                   onEvent: { continuation.yield(BlueZSource.sourceEvent($0)) })
+        let control = BlueZCaptureControl(capture: capture, file: file, configured: b.allow, logger: logger)
+        return (BlueZSource(capture: capture, stream: events, continuation: continuation, logger: logger), control)
+    }
+}
+
+/// The BlueZ client as a `Source`: runs the client while the pipeline consumes its events.
+struct BlueZSource: Source {
+    let capture: BlueZCapture
+    let stream: AsyncStream<SourceEvent>
+    let continuation: AsyncStream<SourceEvent>.Continuation
+    let logger: Logger
+
+    /// The events; the client runs until the consumer stops (daemon shutdown) or the bus goes away.
+    func events() -> AsyncStream<SourceEvent> {
+        let capture = self.capture, logger = self.logger, continuation = self.continuation
+        let runner = Task {
+            do {
+                try await capture.run()
+                logger.error("BlueZ capture ended: the D-Bus system bus connection was lost")
+            } catch {
+                logger.error("BlueZ capture stopped", metadata: ["error": "\(error)"])
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in runner.cancel() }
+        return stream
+    }
+
+    static func sourceEvent(_ event: CaptureEvent) -> SourceEvent {
+        switch event {
+        case .connected(let address, _, let device, let at, let monotonic):
+            .connected(address: address, device: device, at: Timestamp(wall: at, monotonic: monotonic))
+        case .notification(let address, let bytes, let at, let monotonic):
+            .notification(address: address, bytes: bytes, at: Timestamp(wall: at, monotonic: monotonic))
+        case .disconnected(let address, let reason, let at, let monotonic):
+            .disconnected(address: address, reason: reason, at: Timestamp(wall: at, monotonic: monotonic))
+        case .battery(let address, let percent):
+            .battery(address: address, percent: percent, at: .now())
+        }
+    }
+}
+
+/// `status`, `allow` and `forget` for live capture.
+final class BlueZCaptureControl: CaptureControl {
+    let capture: BlueZCapture
+    let file: AllowListFile
+    let configured: [String]
+    let logger: Logger
+    private let contents: Mutex<AllowListFile.Contents>
+
+    init(capture: BlueZCapture, file: AllowListFile, configured: [String], logger: Logger) {
+        self.capture = capture
+        self.file = file
+        self.configured = configured
+        self.logger = logger
+        contents = Mutex(file.load())
+    }
+
+    func status() async -> JSONValue {
+        var s = JSONBridge.value(capture.status())
+        if case .object(var o) = s {
+            o["source"] = .string("bluez")
+            o["allow_list"] = .array(contents.withLock { AllowListFile.effective(configured: configured, $0) }
+                .sorted().map(JSONValue.string))
+            s = .object(o)
+        }
+        return s
+    }
+
+    func allow(_ address: String) async throws(ControlError) {
+        try await change { $0.forgotten.remove(address); $0.allowed.insert(address) }
+    }
+
+    func forget(_ address: String) async throws(ControlError) {
+        try await change { $0.allowed.remove(address); $0.forgotten.insert(address) }
+    }
+
+    private func change(_ edit: (inout AllowListFile.Contents) -> Void) async throws(ControlError) {
+        let updated = contents.withLock { c in edit(&c); return c }
+        do {
+            try file.save(updated)
+        } catch {
+            throw ControlError(.unavailable, "cannot save the allow-list to \(file.path): \(error)")
+        }
+        let list = AllowListFile.effective(configured: configured, updated)
+        await capture.setAllowList(list)
+        logger.notice("allow-list changed", metadata: ["allow": "\(list.sorted().joined(separator: ","))"])
     }
 }

@@ -13,6 +13,8 @@ public struct Daemon: Sendable {
     public let mode: CaptureMode
     public let environment: [String: String]
     public let logger: Logger
+    /// Stop after the first disconnect (for shared/bench's harness, whose sensor drops the link at the end).
+    public var exitOnFirstDisconnect = false
 
     public init(configuration: HeartdConfiguration, mode: CaptureMode, environment: [String: String], logger: Logger) {
         self.configuration = configuration
@@ -21,13 +23,20 @@ public struct Daemon: Sendable {
         self.logger = logger
     }
 
-    public func run() async throws {
+    /// Runs until SIGTERM/SIGINT (or until capture fails); returns the devices' final counters.
+    @discardableResult
+    public func run() async throws -> [DeviceStatus] {
         let notifier = try? SystemdNotifier(environment: environment)
         let database = try openStore()
         let hub = LiveEventHub(logger: logger)
+        let stop = AsyncStream<Void>.makeStream()
+        let exitOnDisconnect = exitOnFirstDisconnect
         let pipeline = IngestPipeline(settings: configuration.ingestSettings,
                                       sink: StoreSink(database: database, logger: logger),
-                                      logger: logger, onLiveEvent: { hub.publish($0) })
+                                      logger: logger, onLiveEvent: { event in
+                                          hub.publish(event)
+                                          if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
+                                      })
         let (source, capture) = try await makeSource()
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.name)
         let socketPath = configuration.controlSocketPath(environment: environment)
@@ -56,10 +65,18 @@ public struct Daemon: Sendable {
             "socket": "\(socketPath)",
         ])
         try? notifier?.ready(status: "capturing (\(mode.name))")
+        let stopper = Task {
+            for await _ in stop.stream {
+                await group.triggerGracefulShutdown()
+                return
+            }
+        }
+        defer { stopper.cancel() }
         try await group.run()
         hub.finishAll()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")
+        return await pipeline.status()
     }
 
     /// Opens the store and finishes what a crash left open, before capture resumes.
@@ -91,7 +108,7 @@ public struct Daemon: Sendable {
             let clock: SimulatorClock = speed == 1 ? .real : .simulated(start: .now())
             return (SimulatedSensor(speed: speed, clock: clock), FixedCaptureControl(kind: "simulator"))
         case .bluez:
-            return try await BlueZCapture.make(configuration: configuration, environment: environment, logger: logger)
+            return try await BlueZCaptureFactory.make(configuration: configuration, environment: environment, logger: logger)
         }
     }
 }

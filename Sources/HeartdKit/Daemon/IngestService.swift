@@ -26,11 +26,11 @@ public struct IngestService: Service {
     public func run() async throws {
         let pipeline = self.pipeline, source = self.source, tickInterval = self.tickInterval
         let notifier = self.notifier, logger = self.logger
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
+        let sourceEnded = await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     await pipeline.consume(source, tickWithEventTime: false)
-                    logger.notice("capture source ended")
+                    return !Task.isCancelled
                 }
                 group.addTask {
                     var ticks = 0
@@ -41,10 +41,12 @@ public struct IngestService: Service {
                         ticks += 1
                         if ticks % 10 == 1 { try? notifier?.status(await Self.statusLine(pipeline)) }
                     }
+                    return false
                 }
                 // Either child ending (the source finished, or cancellation) ends the service.
-                await group.next()
+                let ended = await group.next() ?? false
                 group.cancelAll()
+                return ended
             }
         }
         try? notifier?.stopping(status: "finishing open series")
@@ -55,6 +57,11 @@ public struct IngestService: Service {
                          metadata: ["beats": "\(sink.queuedBeats)", "MESSAGE_ID": "\(MessageID.storeError.hex)"])
         }
         logger.notice("capture stopped, open series finished")
+        if sourceEnded {
+            // Not a shutdown: the source gave up (the system bus went away). Exit with an error so that
+            // systemd's Restart=on-failure starts a fresh daemon.
+            throw DaemonError(.capture, "the capture source ended")
+        }
     }
 
     /// The one-line `STATUS=` systemd shows in `systemctl status heartd`.
