@@ -27,8 +27,9 @@ BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
 cp .build-lab/release/heartd scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
 SECONDS_UP=${DAEMON_SECONDS:-40}
-# 2 notifications/s with 2 RR each; the sensor drops the link 12 s after the first StartNotify.
-PERIPH="--rate 2 --rr 2 --energy 100 --bpm 60-90 --battery 77 --events 12:disconnect"
+# 2 notifications/s with one RR each at 120 bpm (RR 0.5 s: the RR chain keeps pace with the clock, as a real
+# sensor's does); the sensor drops the link 12 s after the first StartNotify.
+PERIPH="--rate 2 --rr 1 --energy 100 --bpm 120 --battery 77 --events 12:disconnect"
 set +e
 "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
   -e PERIPH_OPTS="$PERIPH" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \

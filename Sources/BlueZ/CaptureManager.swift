@@ -155,6 +155,24 @@ actor CaptureManager {
         await reconcile()
     }
 
+    /// Reloads the mirror from GetManagedObjects. A session calls it when a wait times out: if a signal was
+    /// missed (seen once in the lab: services resolved in bluetoothd, never in our mirror), this recovers
+    /// without dropping the link.
+    func resync() async {
+        guard bluezOwner != nil else { return }
+        do {
+            let reply = try await connection.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager,
+                                                  member: "GetManagedObjects", timeout: .seconds(10))
+            if mirror.load(reply) {
+                logger.info("mirror reloaded from GetManagedObjects")
+            } else {
+                logger.error("GetManagedObjects reply has an unexpected shape")
+            }
+        } catch {
+            logger.warning("GetManagedObjects failed", metadata: ["error": .string("\(error)")])
+        }
+    }
+
     private func bluezVanished() async {
         logger.warning("bluetoothd left the bus; dropping the mirror")
         bluezOwner = nil

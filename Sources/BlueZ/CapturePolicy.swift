@@ -34,7 +34,7 @@ public struct CapturePolicy: Sendable, Hashable {
     public init(adapters: Set<String> = [], allowList: Set<String> = [], autoHeartRate: Bool = false,
                 subscribeMode: SubscribeMode = .startNotify, silentStopTimeout: Double = 10,
                 backoffInitial: Double = 1, backoffMaximum: Double = 60, backoffFactor: Double = 2,
-                backoffJitter: Double = 0.2, connectTimeout: Double = 30, resolveTimeout: Double = 30,
+                backoffJitter: Double = 0.2, connectTimeout: Double = 30, resolveTimeout: Double = 10,
                 discovery: Bool = true, disconnectOnStop: Bool = true) {
         self.adapters = adapters
         self.allowList = Set(allowList.map { $0.uppercased() })

@@ -142,10 +142,17 @@ struct Runner {
     /// Waits until `condition` holds on the device's mirror view.
     mutating func wait(seconds: Double, what: String, _ condition: (DeviceView) throws -> Bool) async throws -> DeviceView {
         let deadline = MonotonicClock.now() + seconds
+        var resynced = false
         while true {
             let view = try await view()
             if try condition(view) { return view }
-            if MonotonicClock.now() >= deadline { throw SessionFault("timed out waiting for \(what)") }
+            if MonotonicClock.now() >= deadline {
+                // Before giving up, make sure the mirror is not what is behind: reload it once and look again.
+                guard !resynced else { throw SessionFault("timed out waiting for \(what)") }
+                resynced = true
+                await s.manager.resync()
+                continue
+            }
             try await next()
         }
     }
