@@ -43,4 +43,28 @@ struct DaemonShutdownTests {
         #expect(try store.checkpoints().isEmpty, "no open series left for recovery")
         #expect(try integrityCheck(daemon.db) == "ok")
     }
+
+    @Test("SIGTERM while the source outruns the pipeline (unthrottled simulator): still exits within 2 s")
+    func sigtermWithBacklog() throws {
+        let dir = try TestDirectory("termfast")
+        defer { dir.remove() }
+        // Effectively unthrottled: the simulator queues events faster than the pipeline handles them.
+        let daemon = try DaemonProcess(dir: dir, speed: 1e9, settings: ["series.max_duration_seconds=3600"])
+        defer { daemon.stop() }
+        usleep(1_500_000)
+        let beatsBefore = TestJSON.beats(inStatus: try daemon.client().callObject("status"))
+        let sent = Date()
+        daemon.signal(SIGTERM)
+        let exited = daemon.waitForExit(timeout: 10)
+        let took = Date().timeIntervalSince(sent)
+        #expect(exited && took < 2, "SIGTERM to exit took \(took) s (exited: \(exited))")
+        guard exited else { return }
+        let store = try HeartDatabase.openReadOnly(path: daemon.db)
+        let samples = try store.samples(type: Sample.heartbeatSeriesIdentifier, limit: 100_000)
+        // At this speed series rotate on their own; the last one is the one shutdown finished.
+        #expect(samples.last?.metadata[MetadataKey.finishReason] == "shutdown")
+        #expect(samples.allSatisfy { $0.metadata[MetadataKey.recovered] == nil })
+        #expect(samples.reduce(0) { $0 + $1.count } >= beatsBefore)
+        #expect(try store.checkpoints().isEmpty)
+    }
 }

@@ -29,8 +29,14 @@ public struct IngestService: Service {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    await pipeline.consume(source, tickWithEventTime: false)
-                    logger.notice("capture source ended")
+                    // Not `pipeline.consume`: a source that outruns the pipeline (the simulator at high speed)
+                    // leaves a backlog in its stream, and iterating it drains the backlog after cancellation,
+                    // holding up shutdown for as long as the backlog lasts. Stop at the first event after it.
+                    for await event in source.events() {
+                        if Task.isCancelled { break }
+                        await pipeline.handle(event)
+                    }
+                    if !Task.isCancelled { logger.notice("capture source ended") }
                 }
                 group.addTask {
                     var ticks = 0
