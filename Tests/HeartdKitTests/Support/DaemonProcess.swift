@@ -112,21 +112,42 @@ final class DaemonProcess {
 }
 
 /// Runs a command line tool to completion and returns (status, stdout, stderr).
+///
+/// Output goes to temporary files, not pipes: a daemon another test spawns at the same moment may inherit a
+/// pipe's write end, and reading to EOF would then wait for that daemon to exit. The wait polls with a timeout
+/// (a tool that hangs fails the test instead of the whole run).
 @discardableResult
 func runTool(_ path: String, _ arguments: [String], timeout: TimeInterval = 30) throws -> (status: Int32, out: String, err: String) {
+    let base = "/tmp/hd-tool-\(UUID().uuidString)"
+    let outPath = base + ".out", errPath = base + ".err"
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: outPath)
+        try? FileManager.default.removeItem(atPath: errPath)
+    }
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = arguments
-    let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
     p.standardInput = FileHandle.nullDevice
     try p.run()
-    // Read before waiting: a full pipe would block the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    try? out.close()
+    try? err.close()
+    let deadline = Date().addingTimeInterval(timeout)
+    while p.isRunning {
+        if Date() > deadline {
+            kill(p.processIdentifier, SIGKILL)
+            throw DaemonProcess.Failure(description: "\(path) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        usleep(5_000)
+    }
+    let o = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let e = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return (p.terminationStatus, o, e)
 }
 
 /// `sqlite3 -readonly db "PRAGMA integrity_check"` (the CLI opens the store independently of HeartStore).
