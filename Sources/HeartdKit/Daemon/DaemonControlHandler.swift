@@ -53,7 +53,12 @@ public struct DaemonControlHandler: ControlHandler {
     public func watch(_ request: ControlRequest, peer: PeerCredentials) async -> Result<AsyncStream<ControlEvent>, ControlError> {
         switch request.method {
         case "watch":
-            return .success(hub.subscribe(device: request.params["device"]?.stringValue))
+            // A device filter of the wrong type is an error, not "no filter" (which would stream everything).
+            do throws(ControlError) {
+                return .success(hub.subscribe(device: try QueryParameters(request.params).string("device")))
+            } catch {
+                return .failure(error)
+            }
         case "export":
             do throws(ControlError) {
                 return .success(queries.exportStream(try ExportQuery(QueryParameters(request.params))))

@@ -29,7 +29,13 @@ public struct IngestService: Service {
         let sourceEnded = await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    await pipeline.consume(source, tickWithEventTime: false)
+                    // Not `pipeline.consume`: a source that outruns the pipeline (the simulator at high speed)
+                    // leaves a backlog in its stream, and iterating it drains the backlog after cancellation,
+                    // holding up shutdown for as long as the backlog lasts. Stop at the first event after it.
+                    for await event in source.events() {
+                        if Task.isCancelled { break }
+                        await pipeline.handle(event)
+                    }
                     return !Task.isCancelled
                 }
                 group.addTask {
