@@ -119,13 +119,33 @@ public struct ControlResponse: Sendable, Hashable, Codable {
 
 /// One streamed event: `{"event": name, ...fields}`.
 public struct ControlEvent: Sendable, Hashable {
-    public var name: String
+    public var name: String {
+        didSet { line = nil }
+    }
     /// Extra members; a member named "event" is ignored (the name wins).
-    public var fields: [String: JSONValue]
+    public var fields: [String: JSONValue] {
+        didSet { line = nil }
+    }
+    /// The line, encoded once by `encodedOnce()`: an event fanned out to many watchers is not re-encoded for each.
+    private var line: [UInt8]?
 
     public init(_ name: String, fields: [String: JSONValue] = [:]) {
         self.name = name
         self.fields = fields
+    }
+
+    public static func == (a: ControlEvent, b: ControlEvent) -> Bool { a.name == b.name && a.fields == b.fields }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(fields)
+    }
+
+    /// The same event carrying its encoded line, for fan-out.
+    public func encodedOnce() -> ControlEvent {
+        var e = self
+        e.line = encodedLine()
+        return e
     }
 
     /// Reads an event from a decoded line; `nil` when it has no string "event" member.
@@ -136,6 +156,7 @@ public struct ControlEvent: Sendable, Hashable {
     }
 
     public func encodedLine() -> [UInt8] {
+        if let line { return line }
         var members = fields
         members["event"] = .string(name)
         return JSONLine.encode(JSONValue.object(members))

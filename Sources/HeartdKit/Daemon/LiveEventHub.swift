@@ -43,7 +43,7 @@ public final class LiveEventHub: Sendable {
         journal(event)
         let snapshot = watchers.withLock { Array($0.values) }
         guard !snapshot.isEmpty else { return }
-        let control = Self.controlEvent(event)
+        let control = Self.controlEvent(event).encodedOnce()
         for c in snapshot { c.yield(control) }
     }
 
