@@ -12,10 +12,9 @@ struct HourlyBucket: Sendable, Equatable {
 }
 
 /// Hourly heart-rate statistics from points sorted by start: each point belongs to the hour its start falls in,
-/// and each hour's figures are HealthModel's `QuantityAggregates(points:style:)` for heart rate.
-///
-/// TODO: use HealthModel's QuantityStatistics / statistics collection (being added on the `model` branch) once
-/// it is in main, so this measures the code `heartctl` runs.
+/// and each hour's figures are HealthModel's `QuantityAggregates(points:style:)` for heart rate. This grouping is
+/// the one a SQL `GROUP BY hour` makes, so both sides can be checked value for value; the daemon's own
+/// `QuantityStatisticsCollection` (timed beside it) also weights values that straddle an hour boundary.
 enum HourlyStatistics {
     static func compute(_ points: [QuantityPoint]) -> [HourlyBucket] {
         var buckets: [HourlyBucket] = []

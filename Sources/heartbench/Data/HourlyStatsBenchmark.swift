@@ -7,6 +7,9 @@ import HeartStore
 struct HourlyStatsBenchmark {
     struct Result {
         var heartdSeconds: Double
+        /// `heartctl stats --interval 1h` as the daemon answers it: `quantities` + `QuantityStatisticsCollection`
+        /// (each value weighted by its overlap with every hour it touches).
+        var collectionSeconds: Double
         var naiveSeconds: Double
         var hours: Int
         var points: Int
@@ -22,6 +25,11 @@ struct HourlyStatsBenchmark {
         let (heartd, heartdSeconds) = try Stopwatch.median(runs: runs) {
             HourlyStatistics.compute(try database.quantities(type: .heartRate, from: from, to: to))
         }
+        let (_, collectionSeconds) = try Stopwatch.median(runs: runs) {
+            try QuantityStatisticsCollection(
+                points: try database.quantities(type: .heartRate, from: from, to: to), style: .discreteTemporallyWeighted,
+                anchor: from, interval: 3600, from: from, to: to).buckets.count
+        }
         let (baseline, naiveSeconds) = try Stopwatch.median(runs: runs) {
             try naive.hourlyStatistics(from: from.timeIntervalSince1970, to: to.timeIntervalSince1970)
         }
@@ -32,7 +40,7 @@ struct HourlyStatsBenchmark {
             largest = max(largest, abs(a.average - b.average))
         }
         return Result(
-            heartdSeconds: heartdSeconds, naiveSeconds: naiveSeconds, hours: heartd.count,
+            heartdSeconds: heartdSeconds, collectionSeconds: collectionSeconds, naiveSeconds: naiveSeconds, hours: heartd.count,
             points: heartd.reduce(0) { $0 + $1.count }, agree: agree, largestMeanDifference: largest)
     }
 }
