@@ -22,7 +22,8 @@ command -v mmdebstrap >/dev/null && command -v qemu-system-x86_64 >/dev/null || 
 
 # A static-stdlib release build: the guest has Debian 12's libraries (libdbus, libsqlite3) but no Swift runtime.
 swift build -c release --static-swift-stdlib --scratch-path .build-lab --product heartd >&2
-swift build -c release --product heartctl >&2
+swift build --product heartctl >&2   # on the host, to read the store back (a debug build: the tests' own)
+HEARTCTL=$(swift build --show-bin-path)/heartctl
 BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
 cp .build-lab/release/heartd scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
@@ -40,5 +41,5 @@ tail -25 "$OUT/run.log"
 [ "$rc" = 0 ] || { echo "lab-test: the lab run failed (rc $rc); daemon log:"; tail -40 "$OUT/daemon.log" 2>/dev/null; exit 1; }
 DB="$OUT/work/heartd.sqlite"
 [ -f "$DB" ] || { echo "lab-test: no store at $DB"; exit 1; }
-python3 "$ROOT/scripts/lab/check-store.py" "$ROOT/.build/release/heartctl" "$DB" "$OUT/peripheral.log"
+python3 "$ROOT/scripts/lab/check-store.py" "$HEARTCTL" "$DB" "$OUT/peripheral.log"
 echo "lab-test: ok (output in $OUT)"
