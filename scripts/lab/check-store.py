@@ -10,12 +10,12 @@ import sys
 
 heartctl, db, plog = sys.argv[1:4]
 failures = []
+passed = []
 
 
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+    (passed if ok else failures).append(what)
 
 
 def ctl(*args):
@@ -73,11 +73,9 @@ if device:
     check(i.get("metadata", {}).get("HKMetadataKeyHeartRateSensorLocation") == str(info["location"]),
           f"body sensor location {info['location']}")
     check(bool(i.get("name")), f"device name {i.get('name')!r}")
-sample = beat_series[0]
-check(sample.get("device", {}).get("localIdentifier") == address, "samples carry the device")
+check(bool(beat_series) and beat_series[0].get("device", {}).get("localIdentifier") == address,
+      "samples carry the device")
 integrity = subprocess.run(["sqlite3", db, "PRAGMA integrity_check"], capture_output=True, text=True).stdout.strip()
 check(integrity == "ok", f"integrity_check: {integrity}")
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("all checks passed")
+print(f"lab: {len(passed)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
