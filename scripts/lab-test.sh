@@ -41,5 +41,5 @@ tail -25 "$OUT/run.log"
 [ "$rc" = 0 ] || { echo "lab-test: the lab run failed (rc $rc); daemon log:"; tail -40 "$OUT/daemon.log" 2>/dev/null; exit 1; }
 DB="$OUT/work/heartd.sqlite"
 [ -f "$DB" ] || { echo "lab-test: no store at $DB"; exit 1; }
-python3 "$ROOT/scripts/lab/check-store.py" "$HEARTCTL" "$DB" "$OUT/peripheral.log"
 echo "lab-test: output in $OUT"
+python3 "$ROOT/scripts/lab/check-store.py" "$HEARTCTL" "$DB" "$OUT/peripheral.log"
