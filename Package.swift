@@ -72,8 +72,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel"], resources: [.copy("Fixtures")]),
+        // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
+        .target(name: "TestBus", path: "Tests/TestBus"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "TestBus"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),

@@ -1,4 +1,5 @@
 @testable import BlueZ
+import TestBus
 import DBus
 import Foundation
 import HealthModel

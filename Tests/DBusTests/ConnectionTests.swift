@@ -1,3 +1,4 @@
+import TestBus
 import DBus
 import Foundation
 import Logging

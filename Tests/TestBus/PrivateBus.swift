@@ -1,14 +1,14 @@
+/// Test support shared by DBusTests and BlueZTests: a private dbus-daemon and Python fixture processes.
 import Foundation
-import Testing
 
 /// A private dbus-daemon in a fresh temp folder, killed on `stop()` (or deinit).
-final class PrivateBus: @unchecked Sendable {  // fields are set once in init; `process` is only signalled
-    let dir: URL
-    let address: String
-    let process: Process
+public final class PrivateBus: @unchecked Sendable {  // fields are set once in init; `process` is only signalled
+    public let dir: URL
+    public let address: String
+    public let process: Process
 
-    init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("blueztest-\(UUID().uuidString.prefix(8))")
+    public init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("heartd-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let socket = dir.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"
@@ -43,7 +43,7 @@ final class PrivateBus: @unchecked Sendable {  // fields are set once in init; `
     }
 
     /// SIGKILL the daemon (connection loss).
-    func kill() {
+    public func kill() {
         if process.isRunning {
             Foundation.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -57,9 +57,9 @@ final class PrivateBus: @unchecked Sendable {  // fields are set once in init; `
 }
 
 /// A helper process (Python fixture) killed on deinit.
-final class Helper: @unchecked Sendable {  // set once in init
-    let process: Process
-    init(script: String, name: String, in dir: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+public final class Helper: @unchecked Sendable {  // set once in init
+    public let process: Process
+    public init(script: String, name: String, in dir: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         let url = dir.appendingPathComponent(name)
         try script.write(to: url, atomically: true, encoding: .utf8)
         process = Process()
@@ -80,7 +80,7 @@ final class Helper: @unchecked Sendable {  // set once in init
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
