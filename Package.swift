@@ -82,7 +82,9 @@ let package = Package(
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdKitTests", dependencies: ["HeartdKit", "HeartStore", "HealthModel"]),
+        .testTarget(name: "HeartdKitTests", dependencies: [
+            "HeartdKit", "HeartStore", "HealthModel", "Ingest", .product(name: "Logging", package: "swift-log"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
