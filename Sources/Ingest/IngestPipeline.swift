@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Logging
+import Synchronization
 
 /// The ingest pipeline: one per daemon. Feed it source events (`handle`) and clock ticks (`tick`); it keeps a
 /// `DeviceSession` per address, hands finished samples, checkpoints and devices to the sink, and reports live
@@ -9,8 +10,86 @@ import Logging
 ///
 /// Sink failures never lose data below `IngestSettings.memoryBufferBeats`: finished samples wait in memory and
 /// are retried on the next event or tick, in order; beyond the bound the oldest are dropped, counted and logged.
-public actor IngestPipeline {
+public final class IngestPipeline: Sendable {
     public let settings: IngestSettings
+    /// The state, behind a lock rather than an actor: a live source can then feed the pipeline synchronously on
+    /// the thread that received the notification (no hop to another thread per notification), while ticks,
+    /// status and checkpoints come from other tasks.
+    private let core: Mutex<PipelineCore>
+
+    /// - Parameters:
+    ///   - sink: where finished samples, checkpoints and devices go (the store).
+    ///   - logger: used with `device` metadata per session (default: discards everything).
+    ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
+    ///   - onLiveEvent: called synchronously, inside the pipeline's lock, for every live event; keep it cheap and
+    ///     never call back into the pipeline from it.
+    public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink,
+                logger: Logger = Logger(label: "heartd.ingest", factory: { _ in SwiftLogNoOpLogHandler() }),
+                makeUUID: @escaping @Sendable () -> UUID = { UUID() },
+                onLiveEvent: (@Sendable (LiveEvent) -> Void)? = nil) {
+        self.settings = settings
+        core = Mutex(PipelineCore(settings: settings, sink: sink, logger: logger, makeUUID: makeUUID, onLiveEvent: onLiveEvent))
+    }
+
+    /// Handles one source event, on the caller's thread.
+    public func handleNow(_ event: SourceEvent) {
+        core.withLock { $0.handle(event) }
+    }
+
+    /// Handles a batch of events under one lock, each followed by a tick at its time when `tickWithEventTime`
+    /// (what `consume` does for a replay; benchmarks use it to measure the pipeline rather than the stream).
+    public func handleNow(_ events: [SourceEvent], tickWithEventTime: Bool) {
+        core.withLock { core in
+            for event in events {
+                core.handle(event)
+                if tickWithEventTime { core.tick(now: event.at) }
+            }
+        }
+    }
+
+    /// Handles one source event.
+    public func handle(_ event: SourceEvent) async {
+        handleNow(event)
+    }
+
+    /// Applies idle timeouts and maximum durations, retries a failed sink, and writes checkpoints of the open
+    /// series when `checkpointInterval` has passed since the last ones. Live use: call about once a second with
+    /// `Timestamp.now()`; replay: call with the file's time after each event.
+    public func tick(now: Timestamp) async {
+        core.withLock { $0.tick(now: now) }
+    }
+
+    /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and
+    /// tries to save them.
+    public func finishAll(reason: FinishReason, at: Timestamp? = nil) async {
+        core.withLock { $0.finishAll(reason: reason, at: at) }
+    }
+
+    /// Handles every event of `source` until it ends; with `tickWithEventTime` each event is followed by
+    /// `tick(now: event.at)` (replay and simulated time). Does not finish open series at the end.
+    public func consume(_ source: some Source, tickWithEventTime: Bool) async {
+        for await event in source.events() {
+            core.withLock { core in
+                core.handle(event)
+                if tickWithEventTime { core.tick(now: event.at) }
+            }
+        }
+    }
+
+    /// One entry per device seen, sorted by address.
+    public func status() async -> [DeviceStatus] {
+        core.withLock { $0.status() }
+    }
+
+    /// Buffering and failure counters of the sink side.
+    public func sinkStatus() async -> SinkStatus {
+        core.withLock { $0.sinkStatus() }
+    }
+}
+
+/// The pipeline's state and logic (see `IngestPipeline`); callers hold its lock.
+struct PipelineCore {
+    let settings: IngestSettings
     private let sink: any SeriesSink
     private let logger: Logger
     private let makeUUID: @Sendable () -> UUID
@@ -28,10 +107,8 @@ public actor IngestPipeline {
     ///   - logger: used with `device` metadata per session (default: discards everything).
     ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
     ///   - onLiveEvent: called synchronously, on the pipeline, for every live event; keep it cheap.
-    public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink,
-                logger: Logger = Logger(label: "heartd.ingest", factory: { _ in SwiftLogNoOpLogHandler() }),
-                makeUUID: @escaping @Sendable () -> UUID = { UUID() },
-                onLiveEvent: (@Sendable (LiveEvent) -> Void)? = nil) {
+    init(settings: IngestSettings, sink: any SeriesSink, logger: Logger, makeUUID: @escaping @Sendable () -> UUID,
+         onLiveEvent: (@Sendable (LiveEvent) -> Void)?) {
         self.settings = settings
         self.sink = sink
         self.logger = logger
@@ -41,7 +118,7 @@ public actor IngestPipeline {
     }
 
     /// Handles one source event.
-    public func handle(_ event: SourceEvent) {
+    mutating func handle(_ event: SourceEvent) {
         lastEventTime = event.at
         let address = event.address
         // Taken out of the dictionary while it changes: a copy left behind would share the builders' storage and
@@ -62,7 +139,7 @@ public actor IngestPipeline {
     /// Applies idle timeouts and maximum durations, retries a failed sink, and writes checkpoints of the open
     /// series when `checkpointInterval` has passed since the last ones. Live use: call about once a second with
     /// `Timestamp.now()`; replay: call with the file's time after each event.
-    public func tick(now: Timestamp) {
+    mutating func tick(now: Timestamp) {
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
             sessions[address]?.tick(now: now, effects: &effects)
@@ -74,7 +151,7 @@ public actor IngestPipeline {
 
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and
     /// tries to save them.
-    public func finishAll(reason: FinishReason, at: Timestamp? = nil) {
+    mutating func finishAll(reason: FinishReason, at: Timestamp? = nil) {
         guard let time = at ?? lastEventTime else { return }
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
@@ -83,26 +160,18 @@ public actor IngestPipeline {
         deliver(effects)
     }
 
-    /// Handles every event of `source` until it ends; with `tickWithEventTime` each event is followed by
-    /// `tick(now: event.at)` (replay and simulated time). Does not finish open series at the end.
-    public func consume(_ source: some Source, tickWithEventTime: Bool) async {
-        for await event in source.events() {
-            handle(event)
-            if tickWithEventTime { tick(now: event.at) }
-        }
-    }
 
     /// One entry per device seen, sorted by address.
-    public func status() -> [DeviceStatus] {
+    func status() -> [DeviceStatus] {
         sessions.keys.sorted().compactMap { sessions[$0]?.status }
     }
 
     /// Buffering and failure counters of the sink side.
-    public func sinkStatus() -> SinkStatus { buffer.status }
+    func sinkStatus() -> SinkStatus { buffer.status }
 
     // MARK: output
 
-    private func deliver(_ effects: SessionEffects) {
+    private mutating func deliver(_ effects: SessionEffects) {
         for device in effects.devices {
             pendingDevices[device.localIdentifier ?? ""] = device
         }
@@ -122,7 +191,7 @@ public actor IngestPipeline {
     }
 
     /// Saves pending devices and queued batches, stopping at the first failure (retried next time).
-    private func flush() {
+    private mutating func flush() {
         for address in pendingDevices.keys.sorted() {
             guard let device = pendingDevices[address] else { continue }
             do {
@@ -148,7 +217,7 @@ public actor IngestPipeline {
         }
     }
 
-    private func writeCheckpoints(now: Timestamp) {
+    private mutating func writeCheckpoints(now: Timestamp) {
         lastCheckpoint = now.monotonic
         var open: [Sample] = []
         for address in sessions.keys.sorted() {

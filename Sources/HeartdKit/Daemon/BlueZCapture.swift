@@ -9,8 +9,8 @@ import Synchronization
 /// Live capture through bluetoothd: the BlueZ client's events as the pipeline's `Source`, and `allow`/`forget`
 /// applied to its policy (and kept in `AllowListFile`).
 enum BlueZCaptureFactory {
-    static func make(configuration: HeartdConfiguration, environment: [String: String], logger: Logger) async throws
-        -> (any Source, any CaptureControl) {
+    static func make(configuration: HeartdConfiguration, environment: [String: String], pipeline: IngestPipeline,
+                     gate: EventGate, logger: Logger) async throws -> (any Source, any CaptureControl) {
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.system(logger: logger)
@@ -28,17 +28,35 @@ enum BlueZCaptureFactory {
         if allowList.isEmpty && !b.autoHeartRate {
             logger.warning("no device to capture: the allow-list is empty and auto_heart_rate is off (heartctl allow ADDRESS, or bluetooth.allow in the configuration)")
         }
-        // Events go straight from the client's handler into the pipeline's stream: one hop less per notification
-        // than the client's own event stream.
+        // Events go from the client's handler straight into the pipeline, on the thread that received them (the
+        // D-Bus reader, or an AcquireNotify socket's): no other thread wakes up per notification. The source's
+        // stream then only carries the end of capture.
         let (events, continuation) = AsyncStream<SourceEvent>.makeStream()
-        let capture = BlueZCapture(connection: connection, policy: policy, logger: logger,
-                                   onEvent: { continuation.yield(BlueZSource.sourceEvent($0)) })
+        let capture = BlueZCapture(connection: connection, policy: policy, logger: logger, onEvent: { event in
+            guard gate.isOpen else { return }
+            pipeline.handleNow(BlueZSource.sourceEvent(event))
+        })
         let control = BlueZCaptureControl(capture: capture, file: file, configured: b.allow, logger: logger)
         return (BlueZSource(capture: capture, stream: events, continuation: continuation, logger: logger), control)
     }
 }
 
-/// The BlueZ client as a `Source`: runs the client while the pipeline consumes its events.
+/// Closed once capture shuts down, so that a notification racing the shutdown does not open a series that
+/// nothing would finish.
+public final class EventGate: Sendable {
+    private let open = Mutex(true)
+
+    public init() {}
+
+    public var isOpen: Bool { open.withLock { $0 } }
+
+    public func close() {
+        open.withLock { $0 = false }
+    }
+}
+
+/// The BlueZ client as a `Source`: runs the client while the daemon runs; its events reach the pipeline
+/// directly (see `BlueZCaptureFactory`), and its stream finishes when capture ends.
 struct BlueZSource: Source {
     let capture: BlueZCapture
     let stream: AsyncStream<SourceEvent>

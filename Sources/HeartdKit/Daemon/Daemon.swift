@@ -37,7 +37,8 @@ public struct Daemon: Sendable {
                                           hub.publish(event)
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
-        let (source, capture) = try await makeSource()
+        let gate = EventGate()
+        let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.name)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer
@@ -55,7 +56,7 @@ public struct Daemon: Sendable {
             services: [
                 // Shut down in reverse order: capture first (it saves the open series), then the socket.
                 .init(service: ControlService(server: server)),
-                .init(service: IngestService(pipeline: pipeline, source: source, tickInterval: tick,
+                .init(service: IngestService(pipeline: pipeline, source: source, gate: gate, tickInterval: tick,
                                              notifier: notifier, logger: logger)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -100,7 +101,7 @@ public struct Daemon: Sendable {
         return database
     }
 
-    func makeSource() async throws -> (any Source, any CaptureControl) {
+    func makeSource(pipeline: IngestPipeline, gate: EventGate) async throws -> (any Source, any CaptureControl) {
         switch mode {
         case .simulate(let speed):
             // Faster than real time, the sensor's own clock runs fast too: arrival times then agree with the RR
@@ -108,7 +109,8 @@ public struct Daemon: Sendable {
             let clock: SimulatorClock = speed == 1 ? .real : .simulated(start: .now())
             return (SimulatedSensor(speed: speed, clock: clock), FixedCaptureControl(kind: "simulator"))
         case .bluez:
-            return try await BlueZCaptureFactory.make(configuration: configuration, environment: environment, logger: logger)
+            return try await BlueZCaptureFactory.make(configuration: configuration, environment: environment,
+                                                      pipeline: pipeline, gate: gate, logger: logger)
         }
     }
 }

@@ -11,13 +11,16 @@ import Systemd
 public struct IngestService: Service {
     let pipeline: IngestPipeline
     let source: any Source
+    let gate: EventGate
     let tickInterval: Duration
     let notifier: SystemdNotifier?
     let logger: Logger
 
-    public init(pipeline: IngestPipeline, source: any Source, tickInterval: Duration, notifier: SystemdNotifier?, logger: Logger) {
+    public init(pipeline: IngestPipeline, source: any Source, gate: EventGate = EventGate(), tickInterval: Duration,
+                notifier: SystemdNotifier?, logger: Logger) {
         self.pipeline = pipeline
         self.source = source
+        self.gate = gate
         self.tickInterval = tickInterval
         self.notifier = notifier
         self.logger = logger
@@ -55,6 +58,7 @@ public struct IngestService: Service {
                 return ended
             }
         }
+        gate.close()
         try? notifier?.stopping(status: "finishing open series")
         await pipeline.finishAll(reason: .shutdown, at: .now())
         let sink = await pipeline.sinkStatus()
