@@ -141,15 +141,26 @@ struct Runner {
 
     /// Waits until `condition` holds on the device's mirror view.
     mutating func wait(seconds: Double, what: String, _ condition: (DeviceView) throws -> Bool) async throws -> DeviceView {
-        let deadline = MonotonicClock.now() + seconds
+        let start = MonotonicClock.now()
+        let deadline = start + seconds
+        var nextResync = start + 3
         var resynced = false
         while true {
             let view = try await view()
             if try condition(view) { return view }
-            if MonotonicClock.now() >= deadline {
+            let now = MonotonicClock.now()
+            if now >= deadline {
                 // Before giving up, make sure the mirror is not what is behind: reload it once and look again.
                 guard !resynced else { throw SessionFault("timed out waiting for \(what)") }
                 resynced = true
+                await s.manager.resync()
+                continue
+            }
+            // In the lab the mirror sometimes misses the change a session waits for (ServicesResolved after a
+            // reconnect; cause not found yet): reload it every 3 s of waiting, so that costs seconds, not the
+            // whole timeout. The manager's 2 s tick wakes this loop even when no signal comes.
+            if now >= nextResync {
+                nextResync = now + 3
                 await s.manager.resync()
                 continue
             }

@@ -53,13 +53,17 @@ extension DBusConnection {
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
-                let n = poll(&fds, 2, -1)
+                // A quarter-second timeout as a safety net. In the lab a session sometimes saw neither the
+                // ServicesResolved signal nor, later, a Connect reply, until something else woke the loop; one way
+                // that happens is libdbus holding complete messages read during another call on the queue while
+                // the socket is no longer readable. Reading and draining on timeout bounds any such delay to
+                // 250 ms. Idle cost: four wake-ups a second.
+                let n = poll(&fds, 2, 250)
                 if n < 0 {
                     if errno == EINTR { continue }
                     break
                 }
                 if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { break }
-                guard fds[0].revents != 0 else { continue }
                 let alive = queue.sync { () -> Bool in
                     guard raw != nil else { return false }
                     readAndDispatch()
