@@ -17,8 +17,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // C shim: libdbus-1 macros and varargs made importable (the only C in the project).
+        // C shim: libdbus-1 macros and varargs made importable.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // C shim: Linux socket calls glibc hides behind _GNU_SOURCE or macros (recvmmsg, SO_TIMESTAMPNS, CMSG_*).
+        .target(name: "CLinux"),
         // D-Bus binding: connection on one serial queue, messages, typed values, errors.
         .target(name: "DBus", dependencies: [
             "CDBus",
@@ -26,7 +28,7 @@ let package = Package(
         ]),
         // BlueZ client: mirrored ObjectManager state, handles, sessions per device.
         .target(name: "BlueZ", dependencies: [
-            "DBus", "HeartRate", "HealthModel",
+            "CLinux", "DBus", "HeartRate", "HealthModel",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure decoders for GATT characteristics (no I/O).

@@ -39,5 +39,7 @@ public struct DeviceCaptureStatus: Sendable, Codable, Hashable {
 public struct CaptureStatus: Sendable, Codable, Hashable {
     public var bluezAvailable: Bool
     public var bluetoothdRestarts: Int
+    /// Reloads of the mirror (GetManagedObjects while a session waits) that found changes no signal had brought.
+    public var mirrorRepairs: Int
     public var devices: [DeviceCaptureStatus]
 }

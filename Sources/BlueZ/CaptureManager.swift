@@ -125,7 +125,12 @@ actor CaptureManager {
             return
         }
         guard let owner = bluezOwner, signal.sender == owner else { return }
-        guard let path = mirror.apply(signal) else { return }
+        guard let path = mirror.apply(signal) else {
+            logger.debug("signal not applied to the mirror", metadata: ["member": .string(signal.member), "path": .string(signal.path)])
+            return
+        }
+        logger.debug("mirror", metadata: ["t": .stringConvertible(MonotonicClock.now()), "member": .string(signal.member),
+                                          "path": .string(path), "args": .string(Self.brief(signal))])
         let depth = path.split(separator: "/").count  // 3 = adapter, 4 = device
         for (devicePath, s) in sessions where path.isPath(under: devicePath) || path == s.adapterPath {
             s.inbox.yield(.changed)
@@ -135,6 +140,31 @@ actor CaptureManager {
            mirror.properties(path, BlueZ.adapter)?["Discovering"]?.bool == false, discoveryOn[path] == true {
             discoveryOn[path] = false  // BlueZ ended it; reconcile starts it again if still wanted
             await reconcile()
+        }
+    }
+
+    /// A short form of a mirror signal for debug logs: changed keys with values, added/removed interfaces.
+    private static func brief(_ signal: DBusSignal) -> String {
+        let args = signal.arguments
+        func short(_ v: DBusValue) -> String {
+            switch v.unwrapped {
+            case .bool(let b): "\(b)"
+            case .string(let s), .objectPath(let s): s
+            case .bytes(let b): "\(b.count) bytes"
+            default: v.unwrapped.signature
+            }
+        }
+        switch signal.member {
+        case "PropertiesChanged" where args.count >= 2:
+            let changed = (args[1].stringKeyedDictionary ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(short($0.value))" }
+            let gone = args.count >= 3 ? (args[2].stringArray ?? []).map { "-\($0)" } : []
+            return "\(args[0].string ?? "?") " + (changed + gone).joined(separator: ",")
+        case "InterfacesAdded" where args.count >= 2:
+            return (args[1].stringKeyedDictionary ?? [:]).keys.filter { $0.hasPrefix("org.bluez") }.sorted().joined(separator: ",")
+        case "InterfacesRemoved" where args.count >= 2:
+            return (args[1].stringArray ?? []).joined(separator: ",")
+        default:
+            return ""
         }
     }
 
@@ -163,8 +193,16 @@ actor CaptureManager {
         do {
             let reply = try await connection.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager,
                                                   member: "GetManagedObjects", timeout: .seconds(10))
+            let before = mirror
             if mirror.load(reply) {
-                logger.info("mirror reloaded from GetManagedObjects")
+                let diff = mirror.differences(from: before)
+                if diff.isEmpty {
+                    logger.debug("mirror reloaded from GetManagedObjects: no change")
+                } else {
+                    board.mirrorRepaired()
+                    logger.warning("mirror reloaded from GetManagedObjects: it had missed changes", metadata: [
+                        "changes": .stringConvertible(diff.count), "diff": .string(diff.prefix(12).joined(separator: "; "))])
+                }
             } else {
                 logger.error("GetManagedObjects reply has an unexpected shape")
             }

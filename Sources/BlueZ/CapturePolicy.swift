@@ -1,3 +1,5 @@
+import DBus
+
 /// What the BlueZ client captures and how it behaves on faults.
 public struct CapturePolicy: Sendable, Hashable {
     /// How to subscribe to Heart Rate Measurement.
@@ -30,12 +32,14 @@ public struct CapturePolicy: Sendable, Hashable {
     public var discovery: Bool
     /// Disconnect the devices we connected when capture stops.
     public var disconnectOnStop: Bool
+    /// How AcquireNotify readers batch reads on a busy socket (the D-Bus connection has its own setting).
+    public var readBatching: ReadBatching
 
     public init(adapters: Set<String> = [], allowList: Set<String> = [], autoHeartRate: Bool = false,
                 subscribeMode: SubscribeMode = .startNotify, silentStopTimeout: Double = 10,
                 backoffInitial: Double = 1, backoffMaximum: Double = 60, backoffFactor: Double = 2,
                 backoffJitter: Double = 0.2, connectTimeout: Double = 30, resolveTimeout: Double = 10,
-                discovery: Bool = true, disconnectOnStop: Bool = true) {
+                discovery: Bool = true, disconnectOnStop: Bool = true, readBatching: ReadBatching = .off) {
         self.adapters = adapters
         self.allowList = Set(allowList.map { $0.uppercased() })
         self.autoHeartRate = autoHeartRate
@@ -49,6 +53,7 @@ public struct CapturePolicy: Sendable, Hashable {
         self.resolveTimeout = resolveTimeout
         self.discovery = discovery
         self.disconnectOnStop = disconnectOnStop
+        self.readBatching = readBatching
     }
 
     func allows(adapterPath: String) -> Bool {

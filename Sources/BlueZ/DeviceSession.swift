@@ -277,8 +277,8 @@ struct Runner {
                 guard let raw = fd.take() else { throw SessionFault("AcquireNotify fd already taken") }
                 let router = s.router
                 let inbox = s.inbox
-                reader = AcquiredNotifyReader(fd: raw, mtu: mtu,
-                                              onValue: { router.deliver(route, bytes: $0) },
+                reader = AcquiredNotifyReader(fd: raw, mtu: mtu, batching: s.policy.readBatching,
+                                              onValues: { for d in $0 { router.deliver(route, d) } },
                                               onClosed: { inbox.yield(.fdClosed) })
                 mode = .acquireNotify
                 return

@@ -76,14 +76,19 @@ final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lo
         return r
     }
 
-    /// A value for a routed characteristic (from a signal or a datagram).
+    /// A value for a routed characteristic from a signal: it arrived now.
     func deliver(_ route: Route, bytes: [UInt8]) {
+        deliver(route, NotifyDatagram(bytes: bytes, wall: Date(), monotonic: MonotonicClock.now()))
+    }
+
+    /// A value for a routed characteristic, with its arrival time.
+    func deliver(_ route: Route, _ value: NotifyDatagram) {
+        let bytes = value.bytes
         switch route.kind {
         case .heartRate:
             guard !bytes.isEmpty else { route.stats.malformed(); return }
-            let mono = MonotonicClock.now()
-            route.stats.notified(at: mono)
-            emit(.notification(address: route.address, bytes: bytes, at: Date(), monotonic: mono))
+            route.stats.notified(at: value.monotonic)
+            emit(.notification(address: route.address, bytes: bytes, at: value.wall, monotonic: value.monotonic))
         case .battery:
             guard let pct = GattValues.batteryPercent(bytes) else { route.stats.malformed(); return }
             route.stats.update { $0.batteryPercent = pct }

@@ -59,6 +59,28 @@ struct ObjectMirror: Sendable {
 
     func properties(_ path: String, _ iface: String) -> Properties? { objects[path]?[iface] }
 
+    /// What differs from `older`, as `path iface.key: old → new` lines (interfaces as `+iface` / `-iface`);
+    /// used to tell whether a reload found something the signals had not brought.
+    func differences(from older: ObjectMirror) -> [String] {
+        var out: [String] = []
+        for path in Set(objects.keys).union(older.objects.keys).sorted() {
+            let new = objects[path] ?? [:], old = older.objects[path] ?? [:]
+            for iface in Set(new.keys).union(old.keys).sorted() {
+                guard let n = new[iface] else { out.append("\(path) -\(iface)"); continue }
+                guard let o = old[iface] else { out.append("\(path) +\(iface)"); continue }
+                for key in Set(n.keys).union(o.keys).sorted() where n[key] != o[key] {
+                    out.append("\(path) \(iface.split(separator: ".").last ?? "").\(key): \(o[key].map(Self.brief) ?? "-") → \(n[key].map(Self.brief) ?? "-")")
+                }
+            }
+        }
+        return out
+    }
+
+    private static func brief(_ v: DBusValue) -> String {
+        let s = "\(v)"
+        return s.count > 40 ? String(s.prefix(40)) + "…" : s
+    }
+
     /// Adapter paths (`/org/bluez/hciN`) with their properties.
     var adapters: [(path: String, props: Properties)] {
         objects.compactMap { path, ifaces in ifaces[BlueZ.adapter].map { (path, $0) } }.sorted { $0.path < $1.path }

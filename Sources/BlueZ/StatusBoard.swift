@@ -6,6 +6,7 @@ final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
     private var stats: [String: DeviceStats] = [:]  // device path → stats (kept after the session ends)
     private var restarts = 0
     private var bluezUp = false
+    private var repairs = 0
 
     func stats(devicePath: String, address: String, adapter: String) -> DeviceStats {
         lock.lock(); defer { lock.unlock() }
@@ -21,12 +22,17 @@ final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
         if restarted { restarts += 1 }
     }
 
+    func mirrorRepaired() {
+        lock.lock(); defer { lock.unlock() }
+        repairs += 1
+    }
+
     var snapshot: CaptureStatus {
         lock.lock()
         let all = stats.values
-        let status = (bluezUp, restarts)
+        let status = (bluezUp, restarts, repairs)
         lock.unlock()
-        return CaptureStatus(bluezAvailable: status.0, bluetoothdRestarts: status.1,
+        return CaptureStatus(bluezAvailable: status.0, bluetoothdRestarts: status.1, mirrorRepairs: status.2,
                              devices: all.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
     }
 }

@@ -50,26 +50,33 @@ extension DBusConnection {
         // Strong on purpose: the reader keeps the connection alive until close() or loss (shutdown wakes it).
         let thread = Thread { [self] in
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var lastWake: UInt64 = 0
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
-                // A quarter-second timeout as a safety net. In the lab a session sometimes saw neither the
-                // ServicesResolved signal nor, later, a Connect reply, until something else woke the loop; one way
-                // that happens is libdbus holding complete messages read during another call on the queue while
-                // the socket is no longer readable. Reading and draining on timeout bounds any such delay to
-                // 250 ms. Idle cost: four wake-ups a second.
+                // A quarter-second timeout as a safety net: reading and draining on timeout bounds the delay of a
+                // message libdbus might hold (read during another call on the queue) to 250 ms.
                 let n = poll(&fds, 2, 250)
                 if n < 0 {
                     if errno == EINTR { continue }
                     break
                 }
                 if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { break }
+                let wake = Self.monotonicNanoseconds()
                 let alive = queue.sync { () -> Bool in
                     guard raw != nil else { return false }
-                    readAndDispatch()
+                    readAndDispatch(fd: fd)
                     return raw != nil
                 }
                 if !alive { break }
+                guard n > 0 else { continue }  // the safety timeout says nothing about how busy the bus is
+                wakeups.add(1, ordering: .relaxed)
+                if batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls.load(ordering: .relaxed)) {
+                    // Busy: let messages gather in the socket for one interval and take them in one wake-up.
+                    var w = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+                    if poll(&w, 1, batching.pauseMilliseconds) > 0 { break }
+                }
+                lastWake = wake
             }
             _ = Glibc.close(wakeRead)
         }
@@ -77,15 +84,30 @@ extension DBusConnection {
         thread.start()
     }
 
-    private func readAndDispatch() {
+    /// CLOCK_MONOTONIC in nanoseconds (the readers' batching clock).
+    public static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    private func readAndDispatch(fd: Int32) {
         guard let raw else { return }
-        // The drain below handles what this read brings: no separate drain block (another thread wake-up).
-        readingInline = true
-        let alive = dbus_connection_read_write(raw, 0) != 0
-        readingInline = false
-        drain()
-        if !alive || dbus_connection_get_is_connected(raw) == 0 {
-            shutdown(reason: "connection lost")
+        // libdbus reads at most 2 KiB per call (about ten notification signals): keep reading and dispatching
+        // while the socket has more, or a reader that pauses between wake-ups would fall behind a busy bus.
+        // Bounded, so that calls queued behind this block still get their turn.
+        for _ in 0..<256 {
+            // The drain below handles what this read brings: no separate drain block (another thread wake-up).
+            readingInline = true
+            let alive = dbus_connection_read_write(raw, 0) != 0
+            readingInline = false
+            drain()
+            if !alive || dbus_connection_get_is_connected(raw) == 0 {
+                shutdown(reason: "connection lost")
+                return
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0 else { return }
         }
     }
 

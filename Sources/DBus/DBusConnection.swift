@@ -2,6 +2,7 @@ internal import CDBus
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 
 /// A connection to a message bus, driven by Dispatch.
 ///
@@ -35,6 +36,13 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// This connection's unique bus name (e.g. `:1.42`).
     public let uniqueName: String
+    /// How the reader thread batches reads on a busy bus.
+    public let batching: ReadBatching
+    /// Method calls waiting for a reply: the reader never pauses while there is one.
+    let pendingCalls = Atomic<Int>(0)
+    let wakeups = Atomic<Int>(0)
+    /// Times the reader thread woke up to read (for tests and benchmarks: batching keeps it below the message count).
+    public var readerWakeups: Int { wakeups.load(ordering: .relaxed) }
 
     /// The system bus address: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the standard socket.
     public static var systemBusAddress: String {
@@ -43,26 +51,28 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Connects to the system bus (honours `DBUS_SYSTEM_BUS_ADDRESS`).
-    public static func system(logger: Logger) async throws -> DBusConnection {
-        try await connect(address: systemBusAddress, logger: logger)
+    public static func system(logger: Logger, batching: ReadBatching = .off) async throws -> DBusConnection {
+        try await connect(address: systemBusAddress, logger: logger, batching: batching)
     }
 
     /// Connects to a bus address (`unix:path=...`), registers (Hello) and starts dispatching.
     /// The blocking libdbus connect runs on the connection's own queue, not on the caller's thread.
-    public static func connect(address: String, logger: Logger) async throws -> DBusConnection {
+    public static func connect(address: String, logger: Logger, batching: ReadBatching = .off) async throws -> DBusConnection {
         let queue = DispatchQueue(label: "heartd.dbus")
         let box: RawBox = try await withCheckedThrowingContinuation { cont in
             queue.async {
                 do { cont.resume(returning: try openAndRegister(address)) } catch { cont.resume(throwing: error) }
             }
         }
-        let connection = DBusConnection(raw: box.raw, uniqueName: box.name, queue: queue, logger: logger)
+        let connection = DBusConnection(raw: box.raw, uniqueName: box.name, queue: queue, logger: logger,
+                                        batching: batching)
         queue.async { connection.startLoop() }
         return connection
     }
 
-    private init(raw: OpaquePointer, uniqueName: String, queue: DispatchQueue, logger: Logger) {
+    private init(raw: OpaquePointer, uniqueName: String, queue: DispatchQueue, logger: Logger, batching: ReadBatching) {
         self.raw = raw
+        self.batching = batching
         self.uniqueName = uniqueName
         self.queue = queue
         var logger = logger
@@ -237,6 +247,7 @@ public final class DBusConnection: @unchecked Sendable {
                                                     message: "set_notify failed"))
             return
         }
+        pendingCalls.add(1, ordering: .relaxed)  // the box's settle() takes it back
         // The reply may already be there (set_notify then does not call back).
         if dbus_pending_call_get_completed(pending) != 0 {
             Unmanaged<ReplyBox>.fromOpaque(box).takeUnretainedValue().complete(pending)
@@ -278,6 +289,7 @@ final class ReplyBox {
         guard let c = continuation else { return nil }
         continuation = nil
         pending = nil
+        connection.pendingCalls.subtract(1, ordering: .relaxed)
         return c
     }
 

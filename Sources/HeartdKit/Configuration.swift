@@ -25,6 +25,9 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var silentStopSeconds: Double = 10
         /// Upper bound of the exponential reconnect backoff.
         public var reconnectMaxSeconds: Double = 60
+        /// On a busy bus or notify socket, read at most this often and take what gathered together (fewer
+        /// thread wake-ups: the main CPU cost per notification). 0 reads every message at once.
+        public var readBatchSeconds: Double = 0.1
     }
 
     /// `[store]`

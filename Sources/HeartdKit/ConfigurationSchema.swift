@@ -50,6 +50,7 @@ enum ConfigurationSchema {
         choice("bluetooth", "subscribe", \.bluetooth.subscribe),
         seconds("bluetooth", "silent_stop_seconds", \.bluetooth.silentStopSeconds, 0.1...3600),
         seconds("bluetooth", "reconnect_max_seconds", \.bluetooth.reconnectMaxSeconds, 1...86400),
+        seconds("bluetooth", "read_batch_seconds", \.bluetooth.readBatchSeconds, 0...1),
 
         string("store", "path", \.store.path) { $0.hasPrefix("/") ? nil : "must be an absolute path" },
         seconds("store", "checkpoint_seconds", \.store.checkpointSeconds, 0.1...60),

@@ -3,7 +3,8 @@
 /// Name `org.heartd.Test`, object `/org/heartd/Test`, interface `org.heartd.Test`:
 /// - `Echo(...)` returns its arguments with the exact same signature (unix fds included),
 /// - `Sleep()` never replies (timeouts), `Fail()` replies `org.heartd.Test.Error.Boom: boom`,
-/// - `Emit(u n)` emits `Tick(u i)` n times, then `Done()`; `WriteFD(h fd, ay data)` writes data to fd.
+/// - `Emit(u n)` emits `Tick(u i)` n times, then `Done()`; `EmitPaced(u n, u ms [, u pad])` does the same, one
+///   Tick every `ms` milliseconds (with a string of `pad` bytes after the number if given); `WriteFD(h fd, ay data)` writes data to fd.
 let echoServiceScript = #"""
 import ctypes, os, signal, sys
 ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the test process
@@ -39,6 +40,25 @@ def on_message(_bus, msg):
             s.append(dbus.UInt32(i), signature="u")
             bus.send_message(s)
         bus.send_message(dbus.lowlevel.SignalMessage(PATH, IFACE, "Done"))
+    elif m == "EmitPaced":
+        args = [int(a) for a in msg.get_args_list()]
+        n, ms, pad = args[0], args[1], (args[2] if len(args) > 2 else 0)
+        reply(msg)
+        state = {"i": 0}
+        def tick():
+            if state["i"] >= n:
+                bus.send_message(dbus.lowlevel.SignalMessage(PATH, IFACE, "Done"))
+                return False
+            s = dbus.lowlevel.SignalMessage(PATH, IFACE, "Tick")
+            if pad:
+                s.append(dbus.UInt32(state["i"]), "x" * pad, signature="us")
+            else:
+                s.append(dbus.UInt32(state["i"]), signature="u")
+            bus.send_message(s)
+            bus.flush()
+            state["i"] += 1
+            return True
+        GLib.timeout_add(ms, tick)
     elif m == "WriteFD":
         fd, data = msg.get_args_list(byte_arrays=True)
         raw = fd.take()

@@ -95,3 +95,77 @@ final class Counter: @unchecked Sendable {  // guarded by lock
     func add() { lock.lock(); n += 1; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return n }
 }
+
+@Suite struct ReadBatchingSignalTests {
+    /// 150 signals, one every 2 ms, with and without batching: every one arrives, in order; batched, the reader
+    /// wakes up about once per 40 ms instead of once per signal.
+    @Test(arguments: [0, 40])
+    func pacedSignalsArriveInOrderWithFewerWakeups(intervalMs: Int) async throws {
+        let bus = try PrivateBus()
+        let connection = try await DBusConnection.connect(address: bus.address, logger: testLogger,
+                                                          batching: ReadBatching(interval: .milliseconds(intervalMs)))
+        defer { connection.close() }
+        let echo = try Helper(script: echoServiceScript, name: "echo.py", in: bus.dir, arguments: [bus.address])
+        defer { kill(echo.process.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(10)
+        while try await connection.nameOwner("org.heartd.Test") == nil {
+            guard Date() < deadline else { throw TestFailure("echo service did not start") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let rules = [MatchRule(interface: "org.heartd.Test", member: "Tick"),
+                     MatchRule(interface: "org.heartd.Test", member: "Done")]
+        let stream = connection.signals(matching: rules)
+        for r in rules { try await connection.addMatch(r) }
+        _ = try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test", interface: "org.heartd.Test",
+                                      member: "EmitPaced", arguments: [.uint32(150), .uint32(2)])
+        let before = connection.readerWakeups
+        var ticks: [Int] = []
+        for await s in stream {
+            if s.member == "Done" { break }
+            ticks.append(s.arguments.first?.int ?? -1)
+        }
+        let wakeups = connection.readerWakeups - before
+        #expect(ticks == Array(0..<150))
+        if intervalMs > 0 {
+            // ~300 ms of ticks in 40 ms batches: about 8-10 wake-ups (+ a few while the stream starts)
+            #expect(wakeups <= 30, "wake-ups: \(wakeups)")
+        } else {
+            #expect(wakeups >= 75, "wake-ups: \(wakeups) (unbatched: about one per tick)")
+        }
+    }
+}
+
+extension ReadBatchingSignalTests {
+    /// A batch must take everything that gathered, not the 2 KiB libdbus reads per call: 300 signals of ~330
+    /// bytes, one per ms, with 100 ms batches. Reading only 2 KiB per wake-up (6 signals) would need ~50
+    /// wake-ups and fall seconds behind; taking all needs about one per 100 ms.
+    @Test func aBatchTakesEverythingThatGathered() async throws {
+        let bus = try PrivateBus()
+        let connection = try await DBusConnection.connect(address: bus.address, logger: testLogger,
+                                                          batching: ReadBatching(interval: .milliseconds(100)))
+        defer { connection.close() }
+        let echo = try Helper(script: echoServiceScript, name: "echo.py", in: bus.dir, arguments: [bus.address])
+        defer { kill(echo.process.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(10)
+        while try await connection.nameOwner("org.heartd.Test") == nil {
+            guard Date() < deadline else { throw TestFailure("echo service did not start") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let rules = [MatchRule(interface: "org.heartd.Test", member: "Tick"),
+                     MatchRule(interface: "org.heartd.Test", member: "Done")]
+        let stream = connection.signals(matching: rules)
+        for r in rules { try await connection.addMatch(r) }
+        _ = try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test", interface: "org.heartd.Test",
+                                      member: "EmitPaced", arguments: [.uint32(300), .uint32(1), .uint32(250)])
+        let before = connection.readerWakeups
+        var count = 0
+        for await s in stream {
+            if s.member == "Done" { break }
+            #expect(s.arguments.first?.int == count)
+            count += 1
+        }
+        let wakeups = connection.readerWakeups - before
+        #expect(count == 300)
+        #expect(wakeups <= 12, "wake-ups: \(wakeups)")
+    }
+}

@@ -11,9 +11,10 @@ import Synchronization
 enum BlueZCaptureFactory {
     static func make(configuration: HeartdConfiguration, environment: [String: String], pipeline: IngestPipeline,
                      gate: EventGate, logger: Logger) async throws -> (any Source, any CaptureControl) {
+        let batching = ReadBatching(interval: .milliseconds(Int((configuration.bluetooth.readBatchSeconds * 1000).rounded())))
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.system(logger: logger)
+            connection = try await DBusConnection.system(logger: logger, batching: batching)
         } catch {
             throw DaemonError(.capture, "cannot connect to the D-Bus system bus (\(error)); is dbus running? " +
                               "Without Bluetooth, try --simulate")
@@ -24,7 +25,7 @@ enum BlueZCaptureFactory {
         let policy = CapturePolicy(
             adapters: Set(b.adapters), allowList: allowList, autoHeartRate: b.autoHeartRate,
             subscribeMode: b.subscribe == .acquireNotify ? .acquireNotify : .startNotify,
-            silentStopTimeout: b.silentStopSeconds, backoffMaximum: b.reconnectMaxSeconds)
+            silentStopTimeout: b.silentStopSeconds, backoffMaximum: b.reconnectMaxSeconds, readBatching: batching)
         if allowList.isEmpty && !b.autoHeartRate {
             logger.warning("no device to capture: the allow-list is empty and auto_heart_rate is off (heartctl allow ADDRESS, or bluetooth.allow in the configuration)")
         }

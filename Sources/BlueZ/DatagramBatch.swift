@@ -1,0 +1,84 @@
+internal import CLinux
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Buffers for reading up to `count` datagrams with one `recvmmsg`, each with its `SCM_TIMESTAMPNS`.
+/// Allocated once per reader and reused; owned by the reader thread.
+struct DatagramBatch: ~Copyable {
+    let count: Int
+    let capacity: Int
+    private let data: UnsafeMutableRawPointer
+    private let control: UnsafeMutableRawPointer
+    private let iovecs: UnsafeMutablePointer<iovec>
+    private let headers: UnsafeMutablePointer<clinux_mmsghdr>
+    static let controlSize = Int(clinux_timestampns_space()) + 16
+
+    init(count: Int, capacity: Int) {
+        self.count = count
+        self.capacity = capacity
+        data = .allocate(byteCount: count * capacity, alignment: 16)
+        control = .allocate(byteCount: count * Self.controlSize, alignment: 16)
+        iovecs = .allocate(capacity: count)
+        headers = .allocate(capacity: count)
+        for i in 0..<count {
+            iovecs[i] = iovec(iov_base: data + i * capacity, iov_len: capacity)
+            headers[i] = clinux_mmsghdr()
+        }
+    }
+
+    deinit {
+        data.deallocate()
+        control.deallocate()
+        iovecs.deallocate()
+        headers.deallocate()
+    }
+
+    /// Blocks for the first datagram, then takes what else is queued (`MSG_WAITFORONE`). The count, or -1.
+    mutating func receive(_ fd: Int32) -> Int {
+        for i in 0..<count {
+            headers[i].msg_hdr = msghdr(msg_name: nil, msg_namelen: 0, msg_iov: iovecs + i, msg_iovlen: 1,
+                                        msg_control: control + i * Self.controlSize,
+                                        msg_controllen: Self.controlSize, msg_flags: 0)
+            headers[i].msg_len = 0
+        }
+        return Int(clinux_recvmmsg_waitforone(fd, headers, UInt32(count)))
+    }
+
+    /// A read that starts with an empty datagram on a hung-up socket is the end of the stream (recvmmsg reports
+    /// EOF as zero-length datagrams); an empty datagram on a live socket is just an empty value.
+    func isEndOfStream(_ fd: Int32, received: Int) -> Bool {
+        guard received > 0, headers[0].msg_len == 0 else { return false }
+        return clinux_peer_closed(fd) != 0
+    }
+
+    /// The first `n` datagrams, with arrival times from their kernel timestamps (now, if there are none).
+    func datagrams(_ n: Int, stamped: Bool) -> [NotifyDatagram] {
+        let wallNow = Date().timeIntervalSince1970
+        let monoNow = MonotonicClock.now()
+        var out: [NotifyDatagram] = []
+        out.reserveCapacity(n)
+        for i in 0..<n {
+            let len = Int(headers[i].msg_len)
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: data + i * capacity, count: min(len, capacity)))
+            var wall = wallNow
+            if stamped, let t = Self.timestamp(headers[i].msg_hdr) {
+                wall = min(t, wallNow)  // never in the future (a wall clock step between the two reads)
+            }
+            out.append(NotifyDatagram(bytes: bytes, wall: Date(timeIntervalSince1970: wall),
+                                      monotonic: monoNow - (wallNow - wall)))
+        }
+        return out
+    }
+
+    /// The `SCM_TIMESTAMPNS` control message of one datagram, as seconds since 1970.
+    private static func timestamp(_ h: msghdr) -> Double? {
+        var h = h
+        var ts = timespec()
+        guard clinux_timestampns(&h, &ts) == 1 else { return nil }
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

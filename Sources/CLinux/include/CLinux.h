@@ -1,0 +1,30 @@
+#ifndef CLINUX_H
+#define CLINUX_H
+/* Linux socket calls Swift's Glibc module does not export: glibc declares recvmmsg and struct mmsghdr only
+ * under _GNU_SOURCE, and SO_TIMESTAMPNS / CMSG_* are macros. The implementations are in shim.c (built with
+ * _GNU_SOURCE); this header stays importable without it. */
+#include <sys/socket.h>
+#include <time.h>
+
+/* Same layout as glibc's struct mmsghdr (checked in shim.c). */
+typedef struct {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+} clinux_mmsghdr;
+
+/* recvmmsg(2) with MSG_WAITFORONE: blocks for the first datagram, then takes what is already queued. */
+int clinux_recvmmsg_waitforone(int fd, clinux_mmsghdr *vec, unsigned int count);
+
+/* setsockopt(SO_TIMESTAMPNS, 1): the kernel stamps each received datagram. 0 on success, -1 + errno. */
+int clinux_enable_timestampns(int fd);
+
+/* The SCM_TIMESTAMPNS control message of a received message, if any: 1 and *ts filled, else 0. */
+int clinux_timestampns(const struct msghdr *msg, struct timespec *ts);
+
+/* Bytes of control buffer one SCM_TIMESTAMPNS needs (CMSG_SPACE). */
+unsigned int clinux_timestampns_space(void);
+
+/* Whether the peer of a connected socket has hung up (poll with POLLRDHUP, no wait): 1, 0, or -1 + errno. */
+int clinux_peer_closed(int fd);
+
+#endif

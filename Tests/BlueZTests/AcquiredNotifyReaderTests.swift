@@ -1,0 +1,123 @@
+@testable import BlueZ
+import DBus
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The AcquireNotify reader on a real SOCK_SEQPACKET socket pair (what bluetoothd hands over).
+@Suite struct AcquiredNotifyReaderTests {
+    final class Received: Sendable {
+        let reads = Mutex<[[NotifyDatagram]]>([])
+        let closed = Mutex(false)
+        var all: [NotifyDatagram] { reads.withLock { $0.flatMap { $0 } } }
+        var readCount: Int { reads.withLock { $0.count } }
+    }
+
+    static func pair() throws -> (reader: Int32, writer: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0 else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        return (fds[0], fds[1])
+    }
+
+    static func send(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    static func waitUntil(_ seconds: Double = 5, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func start(_ fd: Int32, batching: ReadBatching, into r: Received) -> AcquiredNotifyReader {
+        AcquiredNotifyReader(fd: fd, mtu: 23, batching: batching,
+                             onValues: { batch in r.reads.withLock { $0.append(batch) } },
+                             onClosed: { r.closed.withLock { $0 = true } })
+    }
+
+    @Test func everyDatagramArrivesInOrderWithItsKernelTime() async throws {
+        let (rfd, wfd) = try Self.pair()
+        defer { close(wfd) }
+        let r = Received()
+        let before = Date()
+        // Queue a burst before the reader starts: one read takes them together, each with its own time.
+        for i in 0..<40 { Self.send(wfd, [0x06, UInt8(60 + i)]) }
+        let reader = start(rfd, batching: .off, into: r)
+        try await Self.waitUntil { r.all.count == 40 }
+        let got = r.all
+        #expect(got.map(\.bytes) == (0..<40).map { [0x06, UInt8(60 + $0)] })
+        #expect(r.readCount < 40, "a burst should be read with recvmmsg in a few calls, not one per datagram")
+        // Kernel times: not before the sends, not after now, in order, and monotonic times consistent with them.
+        #expect(got.allSatisfy { $0.wall >= before.addingTimeInterval(-0.001) && $0.wall <= Date() })
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0.wall <= $1.wall && $0.monotonic <= $1.monotonic + 1e-6 })
+        reader.close()
+        try await Task.sleep(for: .milliseconds(100))  // let the thread leave; onClosed must not run for our own close
+        #expect(r.closed.withLock { $0 } == false)
+    }
+
+    @Test func timesAreWhenTheDatagramArrivedNotWhenItWasRead() async throws {
+        let (rfd, wfd) = try Self.pair()
+        defer { close(wfd) }
+        let r = Received()
+        #expect(AcquiredNotifyReader.enableTimestamps(rfd))  // as the reader does on a fresh socket
+        Self.send(wfd, [0x00, 70])
+        let sent = Date()
+        try await Task.sleep(for: .milliseconds(300))
+        let reader = start(rfd, batching: .off, into: r)
+        defer { reader.close() }
+        try await Self.waitUntil { r.all.count == 1 }
+        let d = try #require(r.all.first)
+        #expect(abs(d.wall.timeIntervalSince(sent)) < 0.1, "kernel timestamp, not the read 300 ms later")
+        #expect(MonotonicClock.now() - d.monotonic >= 0.25)
+    }
+
+    @Test func peerCloseEndsTheReaderButAnEmptyDatagramDoesNot() async throws {
+        let (rfd, wfd) = try Self.pair()
+        let r = Received()
+        let reader = start(rfd, batching: .off, into: r)
+        Self.send(wfd, [])
+        Self.send(wfd, [0x00, 72])
+        try await Self.waitUntil { r.all.count == 2 }
+        #expect(r.all.map(\.bytes) == [[], [0x00, 72]])
+        #expect(r.closed.withLock { $0 } == false)
+        close(wfd)
+        try await Self.waitUntil { r.closed.withLock { $0 } }
+        #expect(r.closed.withLock { $0 })
+        reader.close()  // after the peer closed: harmless
+    }
+
+    @Test func aBusySocketIsReadInBatches() async throws {
+        let (rfd, wfd) = try Self.pair()
+        defer { close(wfd) }
+        let r = Received()
+        let reader = start(rfd, batching: ReadBatching(interval: .milliseconds(50)), into: r)
+        defer { reader.close() }
+        // 200 datagrams at 1 ms intervals: unbatched that is ~200 reads; with 50 ms batches about 200 / 50 + a few.
+        for i in 0..<200 {
+            Self.send(wfd, [0x00, UInt8(i & 0xFF)])
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try await Self.waitUntil { r.all.count == 200 }
+        #expect(r.all.count == 200)
+        #expect(r.readCount <= 20, "reads: \(r.readCount)")
+        #expect(zip(r.all, r.all.dropFirst()).allSatisfy { $0.monotonic <= $1.monotonic + 1e-6 })
+    }
+}
+
+@Suite struct ReadBatchingTests {
+    @Test func pausesOnlyWhenBusyAndNoReplyIsAwaited() {
+        let b = ReadBatching(interval: .milliseconds(100))
+        let ms: UInt64 = 1_000_000
+        #expect(b.pauseMilliseconds == 100)
+        #expect(b.shouldPause(wake: 1000 * ms, lastWake: 950 * ms, pendingCalls: 0))       // 50 ms apart: busy
+        #expect(b.shouldPause(wake: 1000 * ms, lastWake: 810 * ms, pendingCalls: 0))       // 190 ms: still busy
+        #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 700 * ms, pendingCalls: 0))      // 300 ms: quiet
+        #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 950 * ms, pendingCalls: 1))      // a reply is awaited
+        #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 0, pendingCalls: 0))             // first wake-up
+        #expect(!ReadBatching.off.shouldPause(wake: 1000 * ms, lastWake: 999 * ms, pendingCalls: 0))
+    }
+}
