@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "CLinux"),
         // D-Bus binding: connection on one serial queue, messages, typed values, errors.
         .target(name: "DBus", dependencies: [
-            "CDBus",
+            "CDBus", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // BlueZ client: mirrored ObjectManager state, handles, sessions per device.

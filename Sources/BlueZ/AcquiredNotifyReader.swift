@@ -36,6 +36,7 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
         self.fd = fd
         let stamped = Self.enableTimestamps(fd)
         let thread = Thread { [self] in
+            clinux_set_thread_name("heartd-notify")  // Thread.name does not reach the kernel (top -H, perf)
             var batch = DatagramBatch(count: Self.batchLimit, capacity: max(mtu, 512))
             var lastWake: UInt64 = 0
             while true {

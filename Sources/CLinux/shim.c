@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -34,4 +35,11 @@ int clinux_peer_closed(int fd) {
     struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP, .revents = 0 };
     if (poll(&p, 1, 0) < 0) return -1;
     return (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+void clinux_set_thread_name(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
 }

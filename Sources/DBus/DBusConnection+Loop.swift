@@ -1,4 +1,5 @@
 internal import CDBus
+internal import CLinux
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -49,6 +50,7 @@ extension DBusConnection {
         let wakeRead = wake[0]
         // Strong on purpose: the reader keeps the connection alive until close() or loss (shutdown wakes it).
         let thread = Thread { [self] in
+            clinux_set_thread_name("heartd-dbus")  // Thread.name does not reach the kernel (top -H, perf)
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             var lastWake: UInt64 = 0
             while true {

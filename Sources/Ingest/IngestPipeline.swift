@@ -95,7 +95,9 @@ struct PipelineCore {
     private let makeUUID: @Sendable () -> UUID
     private let onLiveEvent: (@Sendable (LiveEvent) -> Void)?
 
-    private var sessions: [String: DeviceSession] = [:]
+    /// Sessions in boxes: a session changes in place, without a copy out of the dictionary and back (a copy left
+    /// behind would also share the builders' storage and make every insert copy the whole open series).
+    private var sessions: [String: SessionSlot] = [:]
     private var buffer: SinkBuffer
     private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
@@ -121,18 +123,21 @@ struct PipelineCore {
     mutating func handle(_ event: SourceEvent) {
         lastEventTime = event.at
         let address = event.address
-        // Taken out of the dictionary while it changes: a copy left behind would share the builders' storage and
-        // make every insert copy the whole open series (measured: the largest cost of a day's ingest).
-        var session = sessions.removeValue(forKey: address) ?? DeviceSession(
-            address: address, at: event.at, settings: settings, logger: logger, makeUUID: makeUUID)
+        let slot: SessionSlot
+        if let existing = sessions[address] {
+            slot = existing
+        } else {
+            slot = SessionSlot(DeviceSession(address: address, at: event.at, settings: settings, logger: logger,
+                                             makeUUID: makeUUID))
+            sessions[address] = slot
+        }
         var effects = SessionEffects()
         switch event {
-        case .connected(_, let info, let at): session.connect(info, at: at, effects: &effects)
-        case .notification(_, let bytes, let at): session.notification(bytes, at: at, effects: &effects)
-        case .disconnected(_, let reason, let at): session.disconnect(reason: reason, at: at, effects: &effects)
-        case .battery(_, let percent, let at): session.setBattery(percent, at: at, effects: &effects)
+        case .connected(_, let info, let at): slot.session.connect(info, at: at, effects: &effects)
+        case .notification(_, let bytes, let at): slot.session.notification(bytes, at: at, effects: &effects)
+        case .disconnected(_, let reason, let at): slot.session.disconnect(reason: reason, at: at, effects: &effects)
+        case .battery(_, let percent, let at): slot.session.setBattery(percent, at: at, effects: &effects)
         }
-        sessions[address] = session
         deliver(effects)
     }
 
@@ -142,7 +147,7 @@ struct PipelineCore {
     mutating func tick(now: Timestamp) {
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
-            sessions[address]?.tick(now: now, effects: &effects)
+            sessions[address]?.session.tick(now: now, effects: &effects)
         }
         deliver(effects)
         if let last = lastCheckpoint, now.monotonic - last < settings.checkpointInterval, now.monotonic >= last { return }
@@ -155,7 +160,7 @@ struct PipelineCore {
         guard let time = at ?? lastEventTime else { return }
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
-            sessions[address]?.finishAll(reason, at: time, effects: &effects)
+            sessions[address]?.session.finishAll(reason, at: time, effects: &effects)
         }
         deliver(effects)
     }
@@ -163,7 +168,7 @@ struct PipelineCore {
 
     /// One entry per device seen, sorted by address.
     func status() -> [DeviceStatus] {
-        sessions.keys.sorted().compactMap { sessions[$0]?.status }
+        sessions.keys.sorted().compactMap { sessions[$0]?.session.status }
     }
 
     /// Buffering and failure counters of the sink side.
@@ -221,7 +226,7 @@ struct PipelineCore {
         lastCheckpoint = now.monotonic
         var open: [Sample] = []
         for address in sessions.keys.sorted() {
-            if let samples = sessions[address]?.checkpoint(now: now) { open += samples }
+            if let samples = sessions[address]?.session.checkpoint(now: now) { open += samples }
         }
         guard !open.isEmpty else { return }
         do {
@@ -229,7 +234,13 @@ struct PipelineCore {
         } catch {
             buffer.recordFailure(error, checkpoint: true)
             logger.warning("checkpoint write failed; will retry", metadata: ["error": "\(error)"])
-            for address in sessions.keys { sessions[address]?.markCheckpointNeeded() }
+            for address in sessions.keys { sessions[address]?.session.markCheckpointNeeded() }
         }
     }
+}
+
+/// A device session in a box (see `PipelineCore.sessions`); only touched under the pipeline's lock.
+final class SessionSlot {
+    var session: DeviceSession
+    init(_ session: DeviceSession) { self.session = session }
 }

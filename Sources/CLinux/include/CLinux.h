@@ -27,4 +27,7 @@ unsigned int clinux_timestampns_space(void);
 /* Whether the peer of a connected socket has hung up (poll with POLLRDHUP, no wait): 1, 0, or -1 + errno. */
 int clinux_peer_closed(int fd);
 
+/* Names the calling thread for the kernel (top -H, perf, /proc/PID/task/TID/comm); at most 15 bytes are kept. */
+void clinux_set_thread_name(const char *name);
+
 #endif
