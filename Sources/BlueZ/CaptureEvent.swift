@@ -41,5 +41,7 @@ public struct CaptureStatus: Sendable, Codable, Hashable {
     public var bluetoothdRestarts: Int
     /// Reloads of the mirror (GetManagedObjects while a session waits) that found changes no signal had brought.
     public var mirrorRepairs: Int
+    /// Devices taken as connected because ServicesResolved=true came without a Connected=true signal.
+    public var connectedInferred: Int
     public var devices: [DeviceCaptureStatus]
 }

@@ -64,9 +64,18 @@ actor CaptureManager {
                 input.yield(.tick)
             }
         }
+        // Values of subscribed characteristics, read straight from the message on the D-Bus reader thread (the
+        // signal at notification rate); any other shape goes through `fastPath` or the mirror.
+        connection.setPropertyValueTap(PropertyValueTap(interface: BlueZ.gattCharacteristic, property: "Value") {
+            [router] path, sender, bytes in
+            guard let route = router.route(for: path, sender: sender) else { return false }
+            router.deliver(route, bytes: bytes)
+            return true
+        })
         defer {
             ticker.cancel()
             connection.removeSignalHandler(token)
+            connection.setPropertyValueTap(nil)
         }
         // Order as bleak: matches first, then the owner and the snapshot, so nothing falls in between.
         for rule in Self.rules { try await connection.addMatch(rule) }
@@ -125,12 +134,18 @@ actor CaptureManager {
             return
         }
         guard let owner = bluezOwner, signal.sender == owner else { return }
+        let inferredBefore = mirror.connectedInferred
         guard let path = mirror.apply(signal) else {
             logger.debug("signal not applied to the mirror", metadata: ["member": .string(signal.member), "path": .string(signal.path)])
             return
         }
         logger.debug("mirror", metadata: ["t": .stringConvertible(MonotonicClock.now()), "member": .string(signal.member),
                                           "path": .string(path), "args": .string(Self.brief(signal))])
+        if mirror.connectedInferred != inferredBefore {
+            board.connectedInferred()
+            logger.info("ServicesResolved without a Connected signal from bluetoothd; taking the device as connected",
+                        metadata: ["path": .string(path)])
+        }
         let depth = path.split(separator: "/").count  // 3 = adapter, 4 = device
         for (devicePath, s) in sessions where path.isPath(under: devicePath) || path == s.adapterPath {
             s.inbox.yield(.changed)

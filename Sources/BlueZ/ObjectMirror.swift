@@ -6,6 +6,8 @@ struct ObjectMirror: Sendable {
     typealias Properties = [String: DBusValue]
     /// path → interface → properties
     private(set) var objects: [String: [String: Properties]] = [:]
+    /// Times `Connected` was set from `ServicesResolved` (see `apply`).
+    private(set) var connectedInferred = 0
 
     mutating func clear() { objects = [:] }
 
@@ -50,6 +52,15 @@ struct ObjectMirror: Sendable {
             for (k, v) in changed { objects[signal.path]?[iface]?[k] = v.unwrapped }
             if args.count >= 3, let invalidated = args[2].stringArray {
                 for k in invalidated { objects[signal.path]?[iface]?[k] = nil }
+            }
+            // bluetoothd 5.66 sometimes never emits Connected=true for a device it connected as central (seen in
+            // the lab with dbus-monitor: RSSI invalidated, then UUIDs/ServicesResolved/Name/Alias, no Connected;
+            // GetManagedObjects says Connected=true). Services are only resolved over a connection, so
+            // ServicesResolved=true stands for Connected=true.
+            if iface == BlueZ.device, changed["ServicesResolved"]?.unwrapped.bool == true,
+               objects[signal.path]?[iface]?["Connected"]?.bool != true {
+                objects[signal.path]?[iface]?["Connected"] = .bool(true)
+                connectedInferred += 1
             }
             return signal.path
         default:

@@ -7,6 +7,7 @@ final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
     private var restarts = 0
     private var bluezUp = false
     private var repairs = 0
+    private var inferred = 0
 
     func stats(devicePath: String, address: String, adapter: String) -> DeviceStats {
         lock.lock(); defer { lock.unlock() }
@@ -22,6 +23,11 @@ final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
         if restarted { restarts += 1 }
     }
 
+    func connectedInferred() {
+        lock.lock(); defer { lock.unlock() }
+        inferred += 1
+    }
+
     func mirrorRepaired() {
         lock.lock(); defer { lock.unlock() }
         repairs += 1
@@ -30,9 +36,10 @@ final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
     var snapshot: CaptureStatus {
         lock.lock()
         let all = stats.values
-        let status = (bluezUp, restarts, repairs)
+        let status = (bluezUp, restarts, repairs, inferred)
         lock.unlock()
         return CaptureStatus(bluezAvailable: status.0, bluetoothdRestarts: status.1, mirrorRepairs: status.2,
+                             connectedInferred: status.3,
                              devices: all.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
     }
 }

@@ -56,9 +56,9 @@ extension DBusConnection {
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
-                // A quarter-second timeout as a safety net: reading and draining on timeout bounds the delay of a
-                // message libdbus might hold (read during another call on the queue) to 250 ms.
-                let n = poll(&fds, 2, 250)
+                // A safety timeout: a message libdbus read during another call on the queue is dispatched through
+                // the dispatch-status callback; should one ever be left behind, it waits at most this long.
+                let n = poll(&fds, 2, 2000)
                 if n < 0 {
                     if errno == EINTR { continue }
                     break
@@ -155,8 +155,9 @@ extension DBusConnection {
 
     /// The filter: every incoming message passes here once.
     func handleIncoming(_ msg: OpaquePointer) -> DBusHandlerResult {
-        guard dbus_message_get_type(msg) == CDBUS_MESSAGE_TYPE_SIGNAL,
-              let pathP = dbus_message_get_path(msg),
+        guard dbus_message_get_type(msg) == CDBUS_MESSAGE_TYPE_SIGNAL else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        if let tap = lock.withLock({ propertyTap }), tap.consume(msg) { return DBUS_HANDLER_RESULT_HANDLED }
+        guard let pathP = dbus_message_get_path(msg),
               let ifaceP = dbus_message_get_interface(msg),
               let memberP = dbus_message_get_member(msg) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         let path = String(cString: pathP)

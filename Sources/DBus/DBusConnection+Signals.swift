@@ -29,6 +29,12 @@ extension DBusConnection {
         register(SignalSubscriber(rules: rules, deliver: handler, finish: {}))
     }
 
+    /// Installs (or, with nil, removes) the short cut for frequent single-property byte-array changes
+    /// (see `PropertyValueTap`). One per connection.
+    public func setPropertyValueTap(_ tap: PropertyValueTap?) {
+        lock.withLock { propertyTap = tap }
+    }
+
     /// Removes a handler or stream; a stream is finished.
     public func removeSignalHandler(_ token: SignalSubscriptionToken) {
         let sub = lock.withLock { subscriptions.removeValue(forKey: token.id) }

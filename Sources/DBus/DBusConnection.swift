@@ -32,6 +32,7 @@ public final class DBusConnection: @unchecked Sendable {
     var subscriberList: [SignalSubscriber] = []  // lock
     var nextSubscriptionID: UInt64 = 1  // lock
     var connected = true  // lock
+    var propertyTap: PropertyValueTap?  // lock
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []  // lock
 
     /// This connection's unique bus name (e.g. `:1.42`).

@@ -172,6 +172,22 @@ import Testing
         await h.stop()
     }
 
+    /// The lab's bluetoothd 5.66 sometimes connects without ever signalling Connected=true. The session must
+    /// go on at ServicesResolved, not wait for a mirror reload (which used to cost 3 s and count a repair).
+    @Test func connectedWithoutItsSignalIsTakenFromServicesResolved() async throws {
+        let h = try await Harness(policy: fastPolicy())
+        try await h.ctl("SilentConnected", [.string(addrA), .bool(true)])
+        h.start()
+        _ = try await h.waitStats(addrA, "subscribed") { $0["subscribed"] == 1 }
+        try await h.notify(addrA, [0x00, 70])
+        try await h.log.wait("value") { $0.notifications(addrA) == [[0x00, 70]] }
+        let status = h.capture.status()
+        #expect(status.connectedInferred == 1)
+        #expect(status.mirrorRepairs == 0)
+        #expect(status.devices.first?.state == .streaming)
+        await h.stop()
+    }
+
     @Test func connectRetriesOnLeConnectionAbortByLocal() async throws {
         let h = try await Harness(policy: fastPolicy())
         try await h.ctl("FailConnect", [.string(addrA), .uint32(2), .string("org.bluez.Error.Failed"),

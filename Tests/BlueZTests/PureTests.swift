@@ -69,6 +69,32 @@ import Testing
                                    arguments: [.string("x")])) == nil)
     }
 
+    /// bluetoothd 5.66 sometimes sends ServicesResolved=true but never Connected=true (lab, dbus-monitor).
+    @Test func servicesResolvedStandsForConnected() {
+        var m = ObjectMirror()
+        let dev = "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"
+        m.apply(DBusSignal(sender: ":1.1", path: "/", interface: BlueZ.objectManager, member: "InterfacesAdded", arguments: [
+            .objectPath(dev),
+            .dict(keySignature: "s", valueSignature: "a{sv}", [DBusDictEntry(
+                key: .string(BlueZ.device), value: .stringVariantDict(["Connected": .bool(false), "ServicesResolved": .bool(false)]))]),
+        ]))
+        let resolved = DBusSignal(sender: ":1.1", path: dev, interface: BlueZ.properties, member: "PropertiesChanged", arguments: [
+            .string(BlueZ.device), .stringVariantDict(["ServicesResolved": .bool(true), "Name": .string("x")]),
+            .array(elementSignature: "s", []),
+        ])
+        #expect(m.apply(resolved) == dev)
+        #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(true))
+        #expect(m.connectedInferred == 1)
+        // With Connected already true nothing is inferred; ServicesResolved=false implies nothing.
+        m.apply(resolved)
+        #expect(m.connectedInferred == 1)
+        m.apply(DBusSignal(sender: ":1.1", path: dev, interface: BlueZ.properties, member: "PropertiesChanged", arguments: [
+            .string(BlueZ.device), .stringVariantDict(["ServicesResolved": .bool(false)]), .array(elementSignature: "s", []),
+        ]))
+        #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(true))
+        #expect(m.connectedInferred == 1)
+    }
+
     @Test func policyWants() {
         let p = CapturePolicy(adapters: ["hci0"], allowList: ["aa:bb:cc:dd:ee:ff"])
         #expect(p.wants(address: "AA:BB:CC:DD:EE:FF", uuids: []))

@@ -12,6 +12,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   HangConnect(s addr, b)           Connect never replies (sensor out of range)
+  SilentConnected(s addr, b)       Connect sets Connected=true without a PropertiesChanged (bluetoothd 5.66 in the lab)
   SetPowered(b)                    adapter power (off drops every link)
   SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
   Battery(s addr, y percent)       set 2A19 and notify it
@@ -140,6 +141,7 @@ class Device(Obj):
         self.connect_failures = []  # (name, message)
         self.acquire_busy = False
         self.hang_connect = False
+        self.silent_connected = False
         self.hung = []
         self.gatt = []
         h = 0x10
@@ -187,7 +189,10 @@ class Device(Obj):
             raise BzError("org.bluez.Error.NotReady", "Resource Not Ready")
         if self.props["Connected"]:
             raise BzError("org.bluez.Error.AlreadyConnected", "Already Connected")
-        self.set(Connected=dbus.Boolean(True))
+        if self.silent_connected:
+            self.props["Connected"] = dbus.Boolean(True)  # GetManagedObjects says so; no signal says so
+        else:
+            self.set(Connected=dbus.Boolean(True))
         for o in self.gatt:
             o.export()
         GLib.timeout_add(20, lambda: self.set(ServicesResolved=dbus.Boolean(True)) and False)
@@ -349,6 +354,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def HangConnect(self, addr, hang):
         self.dev(addr).hang_connect = bool(hang)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def SilentConnected(self, addr, on):
+        self.dev(addr).silent_connected = bool(on)
 
     @dbus.service.method(CTL, in_signature="suss")
     def FailConnect(self, addr, n, name, message):
