@@ -20,11 +20,7 @@ enum StoreCoding {
 
     /// Metadata as a JSON object with sorted keys; nil when empty.
     static func json(_ metadata: Metadata) -> String? {
-        guard !metadata.isEmpty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(metadata) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        metadata.isEmpty ? nil : JSONText.metadata(metadata)
     }
 
     static func metadata(_ json: String?) throws(StoreError) -> Metadata {
@@ -37,10 +33,7 @@ enum StoreCoding {
     }
 
     static func json(_ device: DeviceInfo) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(device)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSONText.device(device)
     }
 
     static func device(_ json: String) throws(StoreError) -> DeviceInfo {
