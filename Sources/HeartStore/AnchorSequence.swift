@@ -7,7 +7,7 @@ struct AnchorSequence {
     private let initial: Int64
 
     init(_ db: Database) throws {
-        last = try Int64.fetchOne(db, sql: "SELECT lastAnchor FROM store_state WHERE id = 1") ?? 0
+        last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT lastAnchor FROM store_state WHERE id = 1")) ?? 0
         initial = last
     }
 
@@ -18,10 +18,10 @@ struct AnchorSequence {
 
     func store(_ db: Database) throws {
         guard last != initial else { return }
-        try db.execute(sql: "UPDATE store_state SET lastAnchor = ? WHERE id = 1", arguments: [last])
+        try db.cachedStatement(sql: "UPDATE store_state SET lastAnchor = ? WHERE id = 1").execute(arguments: [last])
     }
 
     static func current(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT lastAnchor FROM store_state WHERE id = 1") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT lastAnchor FROM store_state WHERE id = 1")) ?? 0
     }
 }

@@ -31,6 +31,7 @@ extension HeartDatabase {
     }
 
     static func save(_ samples: [Sample], closingCheckpoints: [UUID], now: Date, in db: Database) throws -> SaveResult {
+        // Statements are cached: a save runs for every finished series (at high beat rates several a second).
         var anchors = try AnchorSequence(db)
         var result = SaveResult()
         var extents: [String: Double] = [:]
@@ -55,11 +56,11 @@ extension HeartDatabase {
                 continue
             }
             let key = StoreCoding.uuidBlob(uuid)
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM samples WHERE uuid = ?", arguments: [key]) == true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM samples WHERE uuid = ?"), arguments: [key]) == true {
                 result.skipped.append(SkippedSample(uuid: uuid, reason: .duplicateUUID, detail: "already stored"))
                 continue
             }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM tombstones WHERE uuid = ?", arguments: [key]) == true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM tombstones WHERE uuid = ?"), arguments: [key]) == true {
                 result.skipped.append(SkippedSample(uuid: uuid, reason: .deleted, detail: "this UUID was deleted"))
                 continue
             }
@@ -93,12 +94,10 @@ extension HeartDatabase {
             extents[record.type] = max(extents[record.type] ?? 0, duration)
         }
         for (type, duration) in extents {
-            try db.execute(
-                sql: """
-                    INSERT INTO type_extent (type, maxDuration) VALUES (?, ?)
-                    ON CONFLICT (type) DO UPDATE SET maxDuration = MAX(maxDuration, excluded.maxDuration)
-                    """,
-                arguments: [type, duration])
+            try db.cachedStatement(sql: """
+                INSERT INTO type_extent (type, maxDuration) VALUES (?, ?)
+                ON CONFLICT (type) DO UPDATE SET maxDuration = MAX(maxDuration, excluded.maxDuration)
+                """).execute(arguments: [type, duration])
         }
         try deleteCheckpoints(closingCheckpoints, in: db)
         try anchors.store(db)
