@@ -85,7 +85,8 @@ let package = Package(
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
-            "HeartdKit", "HeartStore", "HealthModel", "Ingest", .product(name: "Logging", package: "swift-log"),
+            "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "TestBus", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     ],
     swiftLanguageModes: [.v6]

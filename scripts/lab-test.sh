@@ -4,6 +4,7 @@
 # disconnect, stops it with SIGTERM, and checks the store it leaves behind: series, beats, the gap after the
 # reconnect, and device metadata equal to what the peripheral exposes.
 #   scripts/lab-test.sh                     # ~3-6 min the first time (VM image + static release build), then ~1.5 min
+#   scripts/lab-test.sh faults              # bluetoothd killed and restarted, then the sensor silent for 14 s (~2 min)
 #   LAB=/path/to/shared/lab scripts/lab-test.sh
 #   SUBSCRIBE=acquire-notify scripts/lab-test.sh
 set -euo pipefail
@@ -27,13 +28,23 @@ HEARTCTL=$(swift build --show-bin-path)/heartctl
 BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
 cp .build-lab/release/heartd scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
-SECONDS_UP=${DAEMON_SECONDS:-40}
+SCENARIO=${1:-disconnect}
 # 2 notifications/s with one RR each at 120 bpm (RR 0.5 s: the RR chain keeps pace with the clock, as a real
-# sensor's does); the sensor drops the link 12 s after the first StartNotify.
-PERIPH="--rate 2 --rr 1 --energy 100 --bpm 120 --battery 77 --events 12:disconnect"
+# sensor's does).
+PERIPH="--rate 2 --rr 1 --energy 100 --bpm 120 --battery 77"
+FAULTS=""
+case "$SCENARIO" in
+  disconnect)  # the sensor drops the link 12 s after the first StartNotify
+    SECONDS_UP=${DAEMON_SECONDS:-40}
+    PERIPH="$PERIPH --events 12:disconnect" ;;
+  faults)  # clock: scenario start; the daemon starts ~3 s later and streams from ~8 s
+    SECONDS_UP=${DAEMON_SECONDS:-62}
+    FAULTS="20:restart-bluetoothd=1;38:silent=14" ;;
+  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults)" >&2; exit 2 ;;
+esac
 set +e
 "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
-  -e PERIPH_OPTS="$PERIPH" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
+  -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
   heartd -- heartd-in-guest.sh > "$OUT/run.log" 2>&1
 rc=$?
 set -e
@@ -42,4 +53,4 @@ tail -25 "$OUT/run.log"
 DB="$OUT/work/heartd.sqlite"
 [ -f "$DB" ] || { echo "lab-test: no store at $DB"; exit 1; }
 echo "lab-test: output in $OUT"
-python3 "$ROOT/scripts/lab/check-store.py" "$HEARTCTL" "$DB" "$OUT/peripheral.log"
+python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Checks the store heartd left in the lab against what the lab's peripheral sent and exposes.
 
-usage: check-store.py HEARTCTL STORE PERIPHERAL_LOG
+usage: check-store.py [--scenario disconnect|faults] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
+  disconnect: the sensor drops the link once (scripts/lab-test.sh)
+  faults:     bluetoothd is killed and restarted, later the sensor goes silent for 14 s (lab-test.sh faults)
 Exit 0 when every check passes; prints one line per check.
 """
 import json
 import subprocess
 import sys
 
-heartctl, db, plog = sys.argv[1:4]
+args = sys.argv[1:]
+scenario = "disconnect"
+if args[:1] == ["--scenario"]:
+    scenario, args = args[1], args[2:]
+heartctl, db, plog = args[:3]
+daemon_log = open(args[3]).read() if len(args) > 3 else ""
 failures = []
 passed = []
 
@@ -45,17 +52,27 @@ hr_series = [s for s in samples if s["typeIdentifier"] == "HKQuantityTypeIdentif
 print(f"peripheral: {len(notified)} notifications, {rr_sent} RR intervals; store: {len(samples)} samples, "
       f"{len(beat_series)} heartbeat series, {sum(s['count'] for s in beat_series)} beats")
 
-check(len(beat_series) >= 2, "at least two heartbeat series (the scripted disconnect rotates the series)")
-reasons = {s["metadata"].get("HeartdFinishReason") for s in beat_series}
-check("disconnect" in reasons, f"a series finished by the disconnect (reasons: {sorted(reasons)})")
-check("shutdown" in reasons, "the open series was finished at SIGTERM (reason shutdown)")
 beats = [ctl("beats", s["uuid"]) for s in sorted(beat_series, key=lambda s: s["start"])]
 total = sum(len(b) for b in beats)
 gaps = sum(1 for b in beats for x in b if x["precededByGap"])
+reasons = {s["metadata"].get("HeartdFinishReason") for s in beat_series}
+check("shutdown" in reasons, "the open series was finished at SIGTERM (reason shutdown)")
 check(all(b and b[0]["precededByGap"] for b in beats),
-      "every series starts with a beat flagged precededByGap (first connection, and the reconnect)")
-# Each chain adds its anchor beat (the R-peak the first RR starts from), so beats = RRs + anchors.
-check(0.9 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} anchors) match RR sent ({rr_sent})")
+      "every series starts with a beat flagged precededByGap (first connection, and every reconnect)")
+if scenario == "disconnect":
+    check(len(beat_series) >= 2, "at least two heartbeat series (the scripted disconnect rotates the series)")
+    check("disconnect" in reasons, f"a series finished by the disconnect (reasons: {sorted(reasons)})")
+    # Each chain adds its anchor beat (the R-peak the first RR starts from), so beats = RRs + anchors.
+    check(0.9 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} anchors) match RR sent ({rr_sent})")
+else:
+    check(len(beat_series) >= 2, "at least two heartbeat series (the bluetoothd restart drops the link)")
+    check("disconnect" in reasons, f"a series finished by the link loss after the restart (reasons: {sorted(reasons)})")
+    check("restart=true" in daemon_log, "the daemon saw bluetoothd return (NameOwnerChanged; log: restart=true)")
+    check("silent-stop timeout; re-subscribing" in daemon_log, "the silent sensor was noticed and re-subscribed")
+    check(gaps > len(beats) or "idle" in reasons,
+          f"the 14 s silence is marked: a flagged beat inside a series or an idle finish ({gaps} flagged, {len(beats)} series)")
+    # Values sent into the link bluetoothd's death broke are lost; everything else must be there.
+    check(0.7 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} gap-flagged) vs RR sent ({rr_sent})")
 offsets_ok = all(all(b[i]["offset"] < b[i + 1]["offset"] for i in range(len(b) - 1)) for b in beats)
 check(offsets_ok, "beat offsets strictly increase in every series")
 avg = [s["aggregates"].get("average") for s in hr_series]

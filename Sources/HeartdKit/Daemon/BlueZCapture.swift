@@ -70,7 +70,11 @@ struct BlueZSource: Source {
         let runner = Task {
             do {
                 try await capture.run()
-                logger.error("BlueZ capture ended: the D-Bus system bus connection was lost")
+                if Task.isCancelled {
+                    logger.debug("BlueZ capture stopped")
+                } else {
+                    logger.error("BlueZ capture ended: the D-Bus system bus connection was lost")
+                }
             } catch {
                 logger.error("BlueZ capture stopped", metadata: ["error": "\(error)"])
             }

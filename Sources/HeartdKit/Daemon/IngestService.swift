@@ -29,7 +29,10 @@ public struct IngestService: Service {
     public func run() async throws {
         let pipeline = self.pipeline, source = self.source, tickInterval = self.tickInterval
         let notifier = self.notifier, logger = self.logger
-        let sourceEnded = await cancelWhenGracefulShutdown {
+        let gate = self.gate
+        // Capture runs in its own task so that a shutdown can close the gate *before* cancelling it: the sessions'
+        // disconnect events, emitted as they stop, must not finish the open series before finishAll(.shutdown).
+        let work = Task {
             await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     // Not `pipeline.consume`: a source that outruns the pipeline (the simulator at high speed)
@@ -57,6 +60,12 @@ public struct IngestService: Service {
                 group.cancelAll()
                 return ended
             }
+        }
+        let sourceEnded = await withGracefulShutdownHandler {
+            await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
+        } onGracefulShutdown: {
+            gate.close()
+            work.cancel()
         }
         gate.close()
         try? notifier?.stopping(status: "finishing open series")

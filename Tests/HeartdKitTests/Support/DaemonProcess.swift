@@ -23,7 +23,8 @@ struct TestDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// The real `heartd` binary running as a child process in the simulator mode, with its own store and socket.
+/// The real `heartd` binary running as a child process, with its own store and socket: the simulator by default,
+/// or live BlueZ capture (`mode: .bluez`) on the bus in `environment`'s `DBUS_SYSTEM_BUS_ADDRESS`.
 final class DaemonProcess {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -34,20 +35,26 @@ final class DaemonProcess {
     let socket: String
     let logPath: String
 
-    /// Starts `heartd --simulate` and waits until the control socket answers `hello`.
+    enum Mode { case simulate, bluez }
+
+    /// Starts `heartd --simulate` (or plain `heartd` for `.bluez`) and waits until the control socket answers `hello`.
     /// - Parameters:
     ///   - settings: extra `--set section.key=value` overrides.
     init(dir: TestDirectory, db: String? = nil, speed: Double = 20, settings: [String] = [],
-         group: String = "", logSuffix: String = "") throws {
+         group: String = "", logSuffix: String = "", mode: Mode = .simulate, environment: [String: String] = [:]) throws {
         self.db = db ?? dir.file("heart.db")
         socket = dir.file("control.sock")
         logPath = dir.file("heartd\(logSuffix).log")
         process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("heartd"))
-        var arguments = ["--simulate", "--simulate-speed", "\(speed)", "--db", self.db, "--socket", socket,
+        var arguments = mode == .simulate ? ["--simulate", "--simulate-speed", "\(speed)"] : []
+        arguments += ["--db", self.db, "--socket", socket,
                          "--set", "control.group=\"\(group)\"", "--log-target", "stderr", "--log-level", "info",
                          "--config", dir.file("heartd.toml")]
         for s in settings { arguments += ["--set", s] }
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         // An empty configuration file: all defaults, whatever /etc/heartd holds on this machine.
         if !FileManager.default.fileExists(atPath: dir.file("heartd.toml")) {
             _ = FileManager.default.createFile(atPath: dir.file("heartd.toml"), contents: Data())
