@@ -35,6 +35,9 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
          onValues: @escaping @Sendable ([NotifyDatagram]) -> Void, onClosed: @escaping @Sendable () -> Void) {
         self.fd = fd
         let stamped = Self.enableTimestamps(fd)
+        // bluetoothd creates the pair SOCK_NONBLOCK, and our end keeps the flag: the thread blocks in recvmmsg.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 && flags & O_NONBLOCK != 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         let thread = Thread { [self] in
             clinux_set_thread_name("heartd-notify")  // Thread.name does not reach the kernel (top -H, perf)
             var batch = DatagramBatch(count: Self.batchLimit, capacity: max(mtu, 512))
@@ -42,6 +45,11 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
             while true {
                 let n = batch.receive(fd)
                 if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {  // still non-blocking somehow: wait, then read
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&p, 1, -1)
+                    continue
+                }
                 guard n > 0, !batch.isEndOfStream(fd, received: n) else { break }  // 0 / EOF: peer closed or our shutdown
                 let wake = DBusConnection.monotonicNanoseconds()
                 onValues(batch.datagrams(n, stamped: stamped))

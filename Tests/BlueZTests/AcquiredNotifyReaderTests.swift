@@ -16,9 +16,11 @@ import Glibc
         var readCount: Int { reads.withLock { $0.count } }
     }
 
-    static func pair() throws -> (reader: Int32, writer: Int32) {
+    /// Like bluetoothd's: SOCK_SEQPACKET | SOCK_NONBLOCK (the lab showed the flag reaches our end).
+    static func pair(nonBlocking: Bool = true) throws -> (reader: Int32, writer: Int32) {
         var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0 else {
+        let type = Int32(SOCK_SEQPACKET.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
         return (fds[0], fds[1])
@@ -73,6 +75,23 @@ import Glibc
         let d = try #require(r.all.first)
         #expect(abs(d.wall.timeIntervalSince(sent)) < 0.1, "kernel timestamp, not the read 300 ms later")
         #expect(MonotonicClock.now() - d.monotonic >= 0.25)
+    }
+
+    /// Failed before (found in the lab with real bluetoothd): on a non-blocking socket the first empty read
+    /// (EAGAIN) was taken for the end of the stream, so every AcquireNotify session ended at once.
+    @Test(arguments: [true, false])
+    func anIdleSocketIsWaitedOnNotTakenForClosed(nonBlocking: Bool) async throws {
+        let (rfd, wfd) = try Self.pair(nonBlocking: nonBlocking)
+        defer { close(wfd) }
+        let r = Received()
+        let reader = start(rfd, batching: .off, into: r)
+        defer { reader.close() }
+        try await Task.sleep(for: .milliseconds(200))  // nothing to read yet
+        #expect(r.closed.withLock { $0 } == false)
+        Self.send(wfd, [0x00, 64])
+        try await Self.waitUntil { r.all.count == 1 }
+        #expect(r.all.map(\.bytes) == [[0x00, 64]])
+        #expect(r.closed.withLock { $0 } == false)
     }
 
     @Test func peerCloseEndsTheReaderButAnEmptyDatagramDoesNot() async throws {

@@ -268,7 +268,8 @@ class Char(Obj):
             raise BzError("org.bluez.Error.InProgress", "In Progress")
         if self.sock is not None:
             raise BzError("org.bluez.Error.NotPermitted", "Notify acquired")
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # As bluetoothd 5.66 (src/gatt-client.c): SOCK_SEQPACKET | SOCK_NONBLOCK; the client's end keeps the flag.
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET | socket.SOCK_NONBLOCK)
         ours.setblocking(False)
         self.sock = ours
         self.watch = GLib.io_add_watch(ours.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_HUP | GLib.IO_ERR, self.fd_hup)
