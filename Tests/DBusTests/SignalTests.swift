@@ -97,16 +97,23 @@ final class Counter: @unchecked Sendable {  // guarded by lock
 }
 
 @Suite struct ReadBatchingSignalTests {
-    /// 150 signals, one every 2 ms, with and without batching: every one arrives, in order; batched, the reader
-    /// wakes up about once per 40 ms instead of once per signal.
-    @Test(arguments: [0, 40])
-    func pacedSignalsArriveInOrderWithFewerWakeups(intervalMs: Int) async throws {
+    struct PacedTicks {
+        let bus: PrivateBus
+        let connection: DBusConnection
+        let echo: Helper
+        let stream: AsyncStream<DBusSignal>
+        func close() {
+            connection.close()
+            kill(echo.process.processIdentifier, SIGKILL)
+        }
+    }
+
+    /// A connection with `batching` on a fresh bus, subscribed to the echo service's `Tick`/`Done`, which then
+    /// emits `count` Ticks `everyMs` apart (each padded with `pad` bytes).
+    static func pacedTicks(batching: ReadBatching, count: UInt32, everyMs: UInt32, pad: UInt32 = 0) async throws -> PacedTicks {
         let bus = try PrivateBus()
-        let connection = try await DBusConnection.connect(address: bus.address, logger: testLogger,
-                                                          batching: ReadBatching(interval: .milliseconds(intervalMs)))
-        defer { connection.close() }
+        let connection = try await DBusConnection.connect(address: bus.address, logger: testLogger, batching: batching)
         let echo = try Helper(script: echoServiceScript, name: "echo.py", in: bus.dir, arguments: [bus.address])
-        defer { kill(echo.process.processIdentifier, SIGKILL) }
         let deadline = Date().addingTimeInterval(10)
         while try await connection.nameOwner("org.heartd.Test") == nil {
             guard Date() < deadline else { throw TestFailure("echo service did not start") }
@@ -117,7 +124,17 @@ final class Counter: @unchecked Sendable {  // guarded by lock
         let stream = connection.signals(matching: rules)
         for r in rules { try await connection.addMatch(r) }
         _ = try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test", interface: "org.heartd.Test",
-                                      member: "EmitPaced", arguments: [.uint32(150), .uint32(2)])
+                                      member: "EmitPaced", arguments: [.uint32(count), .uint32(everyMs), .uint32(pad)])
+        return PacedTicks(bus: bus, connection: connection, echo: echo, stream: stream)
+    }
+
+    /// 150 signals, one every 2 ms, with and without batching: every one arrives, in order; batched, the reader
+    /// wakes up about once per 40 ms instead of once per signal.
+    @Test(arguments: [0, 40])
+    func pacedSignalsArriveInOrderWithFewerWakeups(intervalMs: Int) async throws {
+        let f = try await Self.pacedTicks(batching: ReadBatching(interval: .milliseconds(intervalMs)), count: 150, everyMs: 2)
+        defer { f.close() }
+        let connection = f.connection, stream = f.stream
         let before = connection.readerWakeups
         var ticks: [Int] = []
         for await s in stream {
@@ -140,23 +157,9 @@ extension ReadBatchingSignalTests {
     /// bytes, one per ms, with 100 ms batches. Reading only 2 KiB per wake-up (6 signals) would need ~50
     /// wake-ups and fall seconds behind; taking all needs about one per 100 ms.
     @Test func aBatchTakesEverythingThatGathered() async throws {
-        let bus = try PrivateBus()
-        let connection = try await DBusConnection.connect(address: bus.address, logger: testLogger,
-                                                          batching: ReadBatching(interval: .milliseconds(100)))
-        defer { connection.close() }
-        let echo = try Helper(script: echoServiceScript, name: "echo.py", in: bus.dir, arguments: [bus.address])
-        defer { kill(echo.process.processIdentifier, SIGKILL) }
-        let deadline = Date().addingTimeInterval(10)
-        while try await connection.nameOwner("org.heartd.Test") == nil {
-            guard Date() < deadline else { throw TestFailure("echo service did not start") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let rules = [MatchRule(interface: "org.heartd.Test", member: "Tick"),
-                     MatchRule(interface: "org.heartd.Test", member: "Done")]
-        let stream = connection.signals(matching: rules)
-        for r in rules { try await connection.addMatch(r) }
-        _ = try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test", interface: "org.heartd.Test",
-                                      member: "EmitPaced", arguments: [.uint32(300), .uint32(1), .uint32(250)])
+        let f = try await Self.pacedTicks(batching: ReadBatching(interval: .milliseconds(100)), count: 300, everyMs: 1, pad: 250)
+        defer { f.close() }
+        let connection = f.connection, stream = f.stream
         let before = connection.readerWakeups
         var count = 0
         for await s in stream {
