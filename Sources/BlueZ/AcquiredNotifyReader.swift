@@ -50,9 +50,11 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
                     _ = poll(&p, 1, -1)
                     continue
                 }
-                guard n > 0, !batch.isEndOfStream(fd, received: n) else { break }  // 0 / EOF: peer closed or our shutdown
+                guard n > 0 else { break }
+                let (count, ended) = batch.dataBeforeEndOfStream(fd, received: n)
+                if count > 0 { onValues(batch.datagrams(count, stamped: stamped)) }
+                if ended { break }  // the peer closed (or our shutdown)
                 let wake = DBusConnection.monotonicNanoseconds()
-                onValues(batch.datagrams(n, stamped: stamped))
                 if n < Self.batchLimit, batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: 0) {
                     var none = pollfd(fd: -1, events: 0, revents: 0)  // a sleep; close() waits at most one interval
                     _ = poll(&none, 1, batching.pauseMilliseconds)

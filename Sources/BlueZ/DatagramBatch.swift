@@ -48,11 +48,17 @@ struct DatagramBatch: ~Copyable {
         return Int(clinux_recvmmsg_waitforone(fd, headers, UInt32(count)))
     }
 
-    /// A read that starts with an empty datagram on a hung-up socket is the end of the stream (recvmmsg reports
-    /// EOF as zero-length datagrams); an empty datagram on a live socket is just an empty value.
-    func isEndOfStream(_ fd: Int32, received: Int) -> Bool {
-        guard received > 0, headers[0].msg_len == 0 else { return false }
-        return clinux_peer_closed(fd) != 0
+    /// How many of the `received` datagrams are data, and whether the stream ended. recvmmsg reports the end
+    /// of the stream as zero-length datagrams and, past the first one, fills the rest of the batch with them:
+    /// on a hung-up socket the trailing empty entries are the end, not values. (An empty datagram on a live
+    /// socket is just an empty value.)
+    func dataBeforeEndOfStream(_ fd: Int32, received: Int) -> (count: Int, ended: Bool) {
+        guard received > 0, headers[received - 1].msg_len == 0, clinux_peer_closed(fd) != 0 else {
+            return (received, false)
+        }
+        var count = received
+        while count > 0 && headers[count - 1].msg_len == 0 { count -= 1 }
+        return (count, true)
     }
 
     /// The first `n` datagrams, with arrival times from their kernel timestamps (now, if there are none).

@@ -94,6 +94,20 @@ import Glibc
         #expect(r.closed.withLock { $0 } == false)
     }
 
+    /// Failed before: values followed by the peer's close in one read came with ~30 empty "values" (recvmmsg fills
+    /// the rest of the batch with zero-length entries at EOF), each counted as malformed.
+    @Test func valuesRightBeforeThePeerClosesAreDeliveredWithoutPhantoms() async throws {
+        let (rfd, wfd) = try Self.pair()
+        for i in 0..<3 { Self.send(wfd, [0x00, UInt8(60 + i)]) }
+        close(wfd)
+        let r = Received()
+        let reader = start(rfd, batching: .off, into: r)
+        try await Self.waitUntil { r.closed.withLock { $0 } }
+        #expect(r.closed.withLock { $0 })
+        #expect(r.all.map(\.bytes) == [[0x00, 60], [0x00, 61], [0x00, 62]])
+        reader.close()
+    }
+
     @Test func peerCloseEndsTheReaderButAnEmptyDatagramDoesNot() async throws {
         let (rfd, wfd) = try Self.pair()
         let r = Received()
