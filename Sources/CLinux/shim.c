@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/timerfd.h>
 
 _Static_assert(sizeof(clinux_mmsghdr) == sizeof(struct mmsghdr), "clinux_mmsghdr must match struct mmsghdr");
 _Static_assert(offsetof(clinux_mmsghdr, msg_len) == offsetof(struct mmsghdr, msg_len), "msg_len offset");
@@ -42,4 +43,22 @@ void clinux_set_thread_name(const char *name) {
     strncpy(short_name, name, sizeof short_name - 1);
     short_name[sizeof short_name - 1] = 0;
     pthread_setname_np(pthread_self(), short_name);
+}
+
+int clinux_timerfd_create(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+}
+
+int clinux_timerfd_arm(int fd, double seconds) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (seconds <= 0) {
+        spec.it_value.tv_nsec = 1;  /* all zero would disarm */
+        return timerfd_settime(fd, 0, &spec, NULL);
+    }
+    spec.it_value.tv_sec = (time_t)seconds;
+    spec.it_value.tv_nsec = (long)((seconds - (double)spec.it_value.tv_sec) * 1e9);
+    if (spec.it_value.tv_nsec >= 1000000000L) spec.it_value.tv_nsec = 999999999L;
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }

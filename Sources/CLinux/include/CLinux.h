@@ -30,4 +30,10 @@ int clinux_peer_closed(int fd);
 /* Names the calling thread for the kernel (top -H, perf, /proc/PID/task/TID/comm); at most 15 bytes are kept. */
 void clinux_set_thread_name(const char *name);
 
+/* timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC): a blocking timer descriptor. fd, or -1 + errno. */
+int clinux_timerfd_create(void);
+
+/* Arms a timerfd to expire once at the absolute CLOCK_MONOTONIC time `seconds` (<= 0: at once). 0, or -1 + errno. */
+int clinux_timerfd_arm(int fd, double seconds);
+
 #endif
