@@ -19,7 +19,7 @@ let package = Package(
     targets: [
         // C shim: libdbus-1 macros and varargs made importable.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        // C shim: Linux socket calls glibc hides behind _GNU_SOURCE or macros (recvmmsg, SO_TIMESTAMPNS, CMSG_*).
+        // C shim: Linux calls glibc hides behind _GNU_SOURCE or macros (recvmmsg, SO_TIMESTAMPNS, CMSG_*, timerfd).
         .target(name: "CLinux"),
         // D-Bus binding: connection on one serial queue, messages, typed values, errors.
         .target(name: "DBus", dependencies: [
@@ -57,7 +57,7 @@ let package = Package(
         ]),
         // The daemon's parts: configuration, services, replay, simulator, control handlers.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd",
+            "BlueZ", "CLinux", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -85,7 +85,8 @@ let package = Package(
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
-            "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "TestBus", .product(name: "Logging", package: "swift-log"),
+            "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "Systemd", "TestBus",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     ],

@@ -250,6 +250,15 @@ struct DeviceSession: Sendable {
         }
     }
 
+    /// When (on the source's monotonic clock) `tick` would finish the open series: the idle timeout or the
+    /// maximum duration, whichever comes first; `nil` with no open series.
+    var tickDeadline: Double? {
+        guard !series.isEmpty, let last = lastArrival else { return nil }
+        var deadline = last + settings.idleTimeout
+        if let opened = series.openedAt { deadline = min(deadline, opened + settings.maxDuration) }
+        return deadline - monoShift + 0.001  // tick needs "past", not "at"
+    }
+
     /// The open series as samples for a checkpoint, if they changed since the last one.
     mutating func checkpoint(now: Timestamp) -> [Sample]? {
         guard needsCheckpoint else { return nil }

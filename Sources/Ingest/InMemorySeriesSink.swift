@@ -15,6 +15,8 @@ public final class InMemorySeriesSink: SeriesSink {
         public var devices: [String: DeviceInfo] = [:]
         /// Number of calls to `save` that succeeded.
         public var saveCalls = 0
+        /// Number of calls to `writeCheckpoints`, failed ones included.
+        public var checkpointCalls = 0
         /// Number of calls that threw because `failing` was set.
         public var failedCalls = 0
         /// When true every call throws `SinkError(.full, …)`.
@@ -44,6 +46,7 @@ public final class InMemorySeriesSink: SeriesSink {
 
     public func writeCheckpoints(_ open: [Sample]) throws {
         try state.withLock { s throws(SinkError) in
+            s.checkpointCalls += 1
             try Self.check(&s)
             for sample in open { s.checkpoints[sample.uuid] = sample }
         }

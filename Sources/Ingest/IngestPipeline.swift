@@ -21,19 +21,24 @@ public final class IngestPipeline: Sendable {
     ///   - sink: where finished samples, checkpoints and devices go (the store).
     ///   - logger: used with `device` metadata per session (default: discards everything).
     ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
+    ///   - liveClock: real CLOCK_MONOTONIC seconds, for the live path's checkpoints and deadlines (tests inject one).
     ///   - onLiveEvent: called synchronously, inside the pipeline's lock, for every live event; keep it cheap and
     ///     never call back into the pipeline from it.
     public init(settings: IngestSettings = IngestSettings(), sink: any SeriesSink,
                 logger: Logger = Logger(label: "heartd.ingest", factory: { _ in SwiftLogNoOpLogHandler() }),
                 makeUUID: @escaping @Sendable () -> UUID = { UUID() },
+                liveClock: @escaping @Sendable () -> Double = { Timestamp.now().monotonic },
                 onLiveEvent: (@Sendable (LiveEvent) -> Void)? = nil) {
         self.settings = settings
-        core = Mutex(PipelineCore(settings: settings, sink: sink, logger: logger, makeUUID: makeUUID, onLiveEvent: onLiveEvent))
+        core = Mutex(PipelineCore(settings: settings, sink: sink, logger: logger, makeUUID: makeUUID,
+                                  liveClock: liveClock, onLiveEvent: onLiveEvent))
     }
 
-    /// Handles one source event, on the caller's thread.
+    /// Handles one live event (real CLOCK_MONOTONIC time), on the caller's thread: what `tick` would do at the
+    /// event's time is done now when due (the checkpoint of a running stream needs no timer of its own), and the
+    /// deadline observer learns when the next tick is needed.
     public func handleNow(_ event: SourceEvent) {
-        core.withLock { $0.handle(event) }
+        core.withLock { $0.handleLive(event) }
     }
 
     /// Handles a batch of events under one lock, each followed by a tick at its time when `tickWithEventTime`
@@ -47,9 +52,24 @@ public final class IngestPipeline: Sendable {
         }
     }
 
-    /// Handles one source event.
+    /// Handles one live event (see `handleNow`).
     public func handle(_ event: SourceEvent) async {
         handleNow(event)
+    }
+
+    /// Ticks at `now` (live time) and tells the deadline observer when the next tick is needed.
+    public func tickLive(now: Timestamp) {
+        core.withLock { $0.tickLive(now: now) }
+    }
+
+    /// Sets the observer told, under the pipeline's lock, the CLOCK_MONOTONIC time at which the live pipeline
+    /// next needs `tickLive` (`nil`: not before the next event): after every live event and live tick. Being
+    /// called under the lock, deadlines reach it in order. Keep it cheap and never call back into the pipeline.
+    public func setDeadlineObserver(_ observer: (@Sendable (Double?) -> Void)?) {
+        core.withLock { core in
+            core.onDeadline = observer
+            core.publishDeadline()
+        }
     }
 
     /// Applies idle timeouts and maximum durations, retries a failed sink, and writes checkpoints of the open
@@ -78,6 +98,11 @@ public final class IngestPipeline: Sendable {
 
     /// One entry per device seen, sorted by address.
     public func status() async -> [DeviceStatus] {
+        statusNow()
+    }
+
+    /// One entry per device seen, sorted by address (synchronous).
+    public func statusNow() -> [DeviceStatus] {
         core.withLock { $0.status() }
     }
 
@@ -103,6 +128,13 @@ struct PipelineCore {
     private var lastCheckpoint: Double?
     private var lastEventTime: Timestamp?
     private var sinkFailing = false
+    /// Live use: the real clock (CLOCK_MONOTONIC seconds), and when on it the last event, checkpoint and sink
+    /// retry happened; `onDeadline` learns when the next `tickLive` is needed.
+    private let liveClock: @Sendable () -> Double
+    private var lastLiveEvent: Double?
+    private var lastLiveCheckpoint: Double?
+    private var lastLiveRetry: Double?
+    var onDeadline: (@Sendable (Double?) -> Void)?
 
     /// - Parameters:
     ///   - sink: where finished samples, checkpoints and devices go (the store).
@@ -110,8 +142,9 @@ struct PipelineCore {
     ///   - makeUUID: sample UUIDs (inject a deterministic one for reproducible replays).
     ///   - onLiveEvent: called synchronously, on the pipeline, for every live event; keep it cheap.
     init(settings: IngestSettings, sink: any SeriesSink, logger: Logger, makeUUID: @escaping @Sendable () -> UUID,
-         onLiveEvent: (@Sendable (LiveEvent) -> Void)?) {
+         liveClock: @escaping @Sendable () -> Double, onLiveEvent: (@Sendable (LiveEvent) -> Void)?) {
         self.settings = settings
+        self.liveClock = liveClock
         self.sink = sink
         self.logger = logger
         self.makeUUID = makeUUID
@@ -145,13 +178,76 @@ struct PipelineCore {
     /// series when `checkpointInterval` has passed since the last ones. Live use: call about once a second with
     /// `Timestamp.now()`; replay: call with the file's time after each event.
     mutating func tick(now: Timestamp) {
+        tickSessions(now: now)
+        if let last = lastCheckpoint, now.monotonic - last < settings.checkpointInterval, now.monotonic >= last { return }
+        writeCheckpoints(now: now)
+    }
+
+    /// Idle timeouts and maximum durations at `now` (source time), and a retry of a failing sink.
+    private mutating func tickSessions(now: Timestamp) {
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
             sessions[address]?.session.tick(now: now, effects: &effects)
         }
         deliver(effects)
-        if let last = lastCheckpoint, now.monotonic - last < settings.checkpointInterval, now.monotonic >= last { return }
-        writeCheckpoints(now: now)
+    }
+
+    // MARK: live time (no periodic tick)
+
+    /// A live event: handled (which also retries a failing sink); then, when their time has come, the idle/maximum-duration rules (source time)
+    /// and a checkpoint (real time: at most one per `checkpointInterval`, whatever the source's clock does — a
+    /// simulator running 200× fast must not checkpoint 200 times a second); then the next deadline published.
+    /// A stream notifying about once per interval thus checkpoints from its own events and never needs the timer.
+    mutating func handleLive(_ event: SourceEvent) {
+        handle(event)
+        let real = liveClock()
+        lastLiveEvent = real
+        if let due = sessionDeadline(), event.at.monotonic >= due { tickSessions(now: event.at) }
+        checkpointIfDue(real: real, at: event.at)
+        publishDeadline()
+    }
+
+    /// The timer's tick at `now` (real time).
+    mutating func tickLive(now: Timestamp) {
+        let real = liveClock()
+        tickSessions(now: now)
+        lastLiveRetry = real
+        checkpointIfDue(real: real, at: now)
+        publishDeadline()
+    }
+
+    private mutating func checkpointIfDue(real: Double, at: Timestamp) {
+        guard real >= (lastLiveCheckpoint ?? -.infinity) + settings.checkpointInterval, anyChanged else { return }
+        lastLiveCheckpoint = real
+        writeCheckpoints(now: at)
+    }
+
+    private var anyChanged: Bool { sessions.values.contains { $0.session.needsCheckpoint } }
+
+    /// The earliest idle timeout or maximum duration of an open series (source time).
+    private func sessionDeadline() -> Double? {
+        sessions.values.compactMap(\.session.tickDeadline).min()
+    }
+
+    func publishDeadline() {
+        if let onDeadline { onDeadline(nextLiveDeadline()) }
+    }
+
+    /// When the timer must tick (real CLOCK_MONOTONIC seconds; `nil`: not before the next event): an idle
+    /// timeout or a maximum duration, the checkpoint of a stream that paused — two intervals after its last
+    /// value, so a sensor notifying about once per interval does not wake the timer between its values —, or
+    /// a retry of a failing sink one second on.
+    func nextLiveDeadline() -> Double? {
+        var deadline = sessionDeadline() ?? .infinity
+        let interval = settings.checkpointInterval
+        if anyChanged {
+            let due = lastLiveCheckpoint.map { $0 + interval } ?? 0
+            deadline = min(deadline, max(due, (lastLiveEvent ?? 0) + 2 * interval))
+        }
+        if !buffer.isEmpty || !pendingDevices.isEmpty {
+            deadline = min(deadline, max(lastLiveRetry ?? 0, lastLiveEvent ?? 0) + 1)
+        }
+        return deadline.isFinite ? deadline : nil
     }
 
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and

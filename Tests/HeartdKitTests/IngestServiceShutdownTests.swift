@@ -4,7 +4,11 @@ import HeartdKit
 import Ingest
 import Logging
 import ServiceLifecycle
+import Systemd
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Graceful shutdown of capture, in process: a source that, like live BlueZ capture, reports its sensors'
 /// links going down through the event gate while it stops.
@@ -41,7 +45,7 @@ import Testing
         let gate = EventGate()
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let service = IngestService(pipeline: pipeline, source: StopReportingSource(pipeline: pipeline, gate: gate),
-                                    gate: gate, tickInterval: .milliseconds(100), notifier: nil, logger: logger)
+                                    gate: gate, notifier: nil, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
         let running = Task { try await group.run() }
         try await Task.sleep(for: .milliseconds(300))
@@ -51,5 +55,62 @@ import Testing
             .map { $0.metadata[MetadataKey.finishReason] }
         #expect(reasons == ["shutdown"])
         #expect(!gate.isOpen)
+    }
+}
+
+/// The systemd watchdog, pinged by the deadline timer (no periodic tick of its own).
+@Suite struct IngestServiceWatchdogTests {
+    /// A bound Unix datagram socket that counts what the service sends to it.
+    final class NotifySocket {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        let path = NSTemporaryDirectory() + "heartd-notify-\(UUID().uuidString.prefix(8))"
+
+        init() throws {
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            try #require(bound == 0)
+        }
+
+        deinit {
+            close(fd)
+            unlink(path)
+        }
+
+        /// Every datagram waiting now, as text.
+        func drain() -> [String] {
+            var out: [String] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n <= 0 { return out }
+                out.append(String(decoding: buffer.prefix(n), as: UTF8.self))
+            }
+        }
+    }
+
+    struct QuietSource: Source {
+        func events() -> AsyncStream<SourceEvent> { AsyncStream { _ in } }
+    }
+
+    @Test func pingsAtHalfTheWatchdogInterval() async throws {
+        let socket = try NotifySocket()
+        let notifier = try SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "200000"])
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let service = IngestService(pipeline: IngestPipeline(sink: InMemorySeriesSink()), source: QuietSource(),
+                                    notifier: notifier, logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
+        let running = Task { try await group.run() }
+        try await Task.sleep(for: .milliseconds(1050))
+        let pings = socket.drain().filter { $0 == "WATCHDOG=1" }.count
+        await group.triggerGracefulShutdown()
+        try await running.value
+        // Every 0.1 s, starting 0.1 s in: about 10 in 1.05 s. A loaded machine may delay a few, never add any.
+        #expect(pings >= 6 && pings <= 11, "\(pings) pings")
     }
 }

@@ -51,12 +51,11 @@ public struct Daemon: Sendable {
         } catch {
             throw DaemonError(.controlSocket, "control socket \(socketPath): \(error)")
         }
-        let tick = Duration.milliseconds(Int((min(configuration.store.checkpointSeconds, 1) * 1000).rounded()))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 // Shut down in reverse order: capture first (it saves the open series), then the socket.
                 .init(service: ControlService(server: server)),
-                .init(service: IngestService(pipeline: pipeline, source: source, gate: gate, tickInterval: tick,
+                .init(service: IngestService(pipeline: pipeline, source: source, gate: gate,
                                              notifier: notifier, logger: logger)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

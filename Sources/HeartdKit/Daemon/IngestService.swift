@@ -2,64 +2,53 @@ import Foundation
 import Ingest
 import Logging
 import ServiceLifecycle
+import Synchronization
 import Systemd
 
-/// Runs capture: feeds the source's events to the pipeline and ticks it once per checkpoint interval (idle
-/// timeouts, checkpoints). The systemd watchdog is pinged from the tick loop only after the pipeline answered,
-/// so a wedged pipeline stops the pings and systemd restarts the daemon. On graceful shutdown every open series
-/// is finished and saved before `run` returns.
+/// Runs capture: feeds the source's events to the pipeline, and ticks it (idle timeouts, checkpoints of a paused
+/// stream, retries of a failing store) from one `DeadlineTimer` armed for the earliest deadline the pipeline
+/// reports: no periodic wake-up. The systemd watchdog is pinged from the same timer only after the pipeline
+/// answered, so a wedged pipeline stops the pings and systemd restarts the daemon. On graceful shutdown every
+/// open series is finished and saved before `run` returns.
 public struct IngestService: Service {
     let pipeline: IngestPipeline
     let source: any Source
     let gate: EventGate
-    let tickInterval: Duration
     let notifier: SystemdNotifier?
     let logger: Logger
 
-    public init(pipeline: IngestPipeline, source: any Source, gate: EventGate = EventGate(), tickInterval: Duration,
+    public init(pipeline: IngestPipeline, source: any Source, gate: EventGate = EventGate(),
                 notifier: SystemdNotifier?, logger: Logger) {
         self.pipeline = pipeline
         self.source = source
         self.gate = gate
-        self.tickInterval = tickInterval
         self.notifier = notifier
         self.logger = logger
     }
 
+    /// Timer slots: the pipeline's next tick, and the next watchdog ping / STATUS line.
+    static let pipelineSlot = 0, systemdSlot = 1
+
     public func run() async throws {
-        let pipeline = self.pipeline, source = self.source, tickInterval = self.tickInterval
-        let notifier = self.notifier, logger = self.logger
+        let pipeline = self.pipeline, source = self.source
         let gate = self.gate
+        let timer = try makeTimer()
+        defer {
+            pipeline.setDeadlineObserver(nil)
+            timer.stop()
+        }
+        pipeline.setDeadlineObserver { timer.set(Self.pipelineSlot, $0) }
         // Capture runs in its own task so that a shutdown can close the gate *before* cancelling it: the sessions'
         // disconnect events, emitted as they stop, must not finish the open series before finishAll(.shutdown).
         let work = Task {
-            await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    // Not `pipeline.consume`: a source that outruns the pipeline (the simulator at high speed)
-                    // leaves a backlog in its stream, and iterating it drains the backlog after cancellation,
-                    // holding up shutdown for as long as the backlog lasts. Stop at the first event after it.
-                    for await event in source.events() {
-                        if Task.isCancelled { break }
-                        await pipeline.handle(event)
-                    }
-                    return !Task.isCancelled
-                }
-                group.addTask {
-                    var ticks = 0
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: tickInterval)
-                        await pipeline.tick(now: .now())
-                        try? notifier?.watchdog()
-                        ticks += 1
-                        if ticks % 10 == 1 { try? notifier?.status(await Self.statusLine(pipeline)) }
-                    }
-                    return false
-                }
-                // Either child ending (the source finished, or cancellation) ends the service.
-                let ended = await group.next() ?? false
-                group.cancelAll()
-                return ended
+            // Not `pipeline.consume`: a source that outruns the pipeline (the simulator at high speed) leaves a
+            // backlog in its stream, and iterating it drains the backlog after cancellation, holding up shutdown
+            // for as long as the backlog lasts. Stop at the first event after it.
+            for await event in source.events() {
+                if Task.isCancelled { return false }
+                await pipeline.handle(event)
             }
+            return !Task.isCancelled
         }
         let sourceEnded = await withGracefulShutdownHandler {
             await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
@@ -83,9 +72,38 @@ public struct IngestService: Service {
         }
     }
 
+    /// The timer that ticks the pipeline and, under systemd, pings the watchdog (at half its interval) and
+    /// refreshes STATUS (at least every 10 s).
+    private func makeTimer() throws -> DeadlineTimer {
+        let pipeline = self.pipeline, notifier = self.notifier
+        let period = Self.systemdPeriod(notifier)
+        let lastStatus = Mutex<Double>(-.infinity)
+        let timer = try DeadlineTimer(name: "heartd-timer", slots: 2) { timer, now in
+            pipeline.tickLive(now: .now())
+            guard let notifier, let period else { return }
+            try? notifier.watchdog()
+            if now - lastStatus.withLock({ $0 }) >= 10 {
+                lastStatus.withLock { $0 = now }
+                try? notifier.status(Self.statusLine(pipeline))
+            }
+            timer.set(Self.systemdSlot, now + period)
+        }
+        if let period { timer.set(Self.systemdSlot, DeadlineTimer.now() + min(period, 1)) }
+        return timer
+    }
+
+    /// Seconds between watchdog pings and STATUS checks: half the watchdog interval, at most 10 s; `nil`
+    /// when not run by systemd.
+    static func systemdPeriod(_ notifier: SystemdNotifier?) -> Double? {
+        guard let notifier, notifier.isEnabled else { return nil }
+        guard let w = notifier.watchdogInterval else { return 10 }
+        let c = w.components
+        return min(10, max(0.01, (Double(c.seconds) + Double(c.attoseconds) / 1e18) / 2))
+    }
+
     /// The one-line `STATUS=` systemd shows in `systemctl status heartd`.
-    static func statusLine(_ pipeline: IngestPipeline) async -> String {
-        let devices = await pipeline.status()
+    static func statusLine(_ pipeline: IngestPipeline) -> String {
+        let devices = pipeline.statusNow()
         let connected = devices.filter(\.connected)
         guard !connected.isEmpty else { return "waiting for sensors (\(devices.count) known)" }
         let rates = connected.map { "\($0.device?.name ?? $0.address) \($0.currentBPM.map { "\($0) bpm" } ?? "-")" }

@@ -20,7 +20,10 @@ struct TestDirectory {
 
     func file(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    func remove() {
+        if ProcessInfo.processInfo.environment["HEARTD_KEEP_TEST_DIRS"] != nil { return }  // for a post-mortem
+        try? FileManager.default.removeItem(at: url)
+    }
 }
 
 /// The real `heartd` binary running as a child process, with its own store and socket: the simulator by default,
