@@ -35,6 +35,9 @@ actor CaptureManager {
     private var nextSessionID = 0
     private var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
     private var discoveryRetryAt: [String: Double] = [:]
+    /// The run loop's input, and one-shot ticks for discovery retries: no periodic tick (a wake-up costs).
+    private var input: AsyncStream<Input>.Continuation?
+    private var retryTicks: [String: Task<Void, Never>] = [:]
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
         self.connection = connection
@@ -58,12 +61,7 @@ actor CaptureManager {
             if Self.fastPath(signal, router: router, logger: logger) { return }
             input.yield(.signal(signal))
         }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(2))
-                input.yield(.tick)
-            }
-        }
+        self.input = input
         // Values of subscribed characteristics, read straight from the message on the D-Bus reader thread (the
         // signal at notification rate); any other shape goes through `fastPath` or the mirror.
         connection.setPropertyValueTap(PropertyValueTap(interface: BlueZ.gattCharacteristic, property: "Value") {
@@ -73,7 +71,8 @@ actor CaptureManager {
             return true
         })
         defer {
-            ticker.cancel()
+            self.input = nil
+            retryTicks.values.forEach { $0.cancel() }
             connection.removeSignalHandler(token)
             connection.setPropertyValueTap(nil)
         }
@@ -347,6 +346,16 @@ actor CaptureManager {
         watchdog.cancel()
     }
 
+    /// One `.tick` (a reconcile) after `seconds`, replacing an earlier one for the same key.
+    private func scheduleTick(_ key: String, after seconds: Double) {
+        retryTicks[key]?.cancel()
+        let input = self.input
+        retryTicks[key] = Task {
+            do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+            input?.yield(.tick)
+        }
+    }
+
     private func updateDiscovery(powered: Set<String>) async {
         guard policy.discovery, bluezOwner != nil else { return }
         let now = MonotonicClock.now()
@@ -370,6 +379,7 @@ actor CaptureManager {
                 } catch {
                     discoveryOn[adapter] = false
                     discoveryRetryAt[adapter] = now + 5
+                    scheduleTick(adapter, after: 5)
                     logger.warning("StartDiscovery failed", metadata: ["adapter": .string(adapter), "error": .string("\(error)")])
                 }
             } else if !want && on {

@@ -7,7 +7,8 @@ import Logging
 /// One device's capture loop: connect → resolve → read info → subscribe → watch → (fault) → back off → again.
 ///
 /// Lives inside one task (not shared), so its mutable state needs no lock. It sleeps only on its inbox,
-/// which the manager (mirror changes, stop), its ticker and its notify socket feed.
+/// which the manager (mirror changes, stop), its notify socket and one alarm (the next deadline: silent stop,
+/// a wait's timeout, the end of a back-off) feed. No periodic tick: a wake-up costs more than a notification.
 final class DeviceSession: Sendable {
     let id: Int
     let address: String
@@ -38,17 +39,9 @@ final class DeviceSession: Sendable {
     }
 
     func run(_ stream: AsyncStream<SessionSignal>) async {
-        let tick = min(2.5, max(0.05, policy.silentStopTimeout / 4))
-        let inbox = self.inbox
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(tick))
-                inbox.yield(.tick)
-            }
-        }
-        defer { ticker.cancel() }
         var runner = Runner(session: self, iterator: stream.makeAsyncIterator())
         await runner.loop()
+        runner.cancelAlarm()
         stats.update { $0.state = .stopped }
     }
 }
@@ -64,6 +57,8 @@ struct Runner {
     var mode: CapturePolicy.SubscribeMode = .startNotify
     var fdClosed = false
     var weConnected = false
+    var alarm: Task<Void, Never>?
+    var alarmAt: Double?
 
     init(session: DeviceSession, iterator: AsyncStream<SessionSignal>.Iterator) {
         s = session
@@ -107,6 +102,31 @@ struct Runner {
 
     // MARK: - waiting
 
+    /// Next inbox item, or a `.tick` at `deadline` (monotonic seconds) at the latest; a stop order is thrown.
+    mutating func next(until deadline: Double) async throws {
+        armAlarm(deadline)
+        try await next()
+    }
+
+    /// Makes sure the inbox gets a `.tick` by `deadline`: an alarm already set for no later than that is kept
+    /// (the loop looks again when it fires and sets the next one).
+    mutating func armAlarm(_ deadline: Double) {
+        if let at = alarmAt, at <= deadline, at > MonotonicClock.now() { return }
+        alarm?.cancel()
+        alarmAt = deadline
+        let inbox = s.inbox
+        alarm = Task {
+            do { try await Task.sleep(for: .seconds(max(0, deadline - MonotonicClock.now()))) } catch { return }
+            inbox.yield(.tick)
+        }
+    }
+
+    mutating func cancelAlarm() {
+        alarm?.cancel()
+        alarm = nil
+        alarmAt = nil
+    }
+
     /// Next inbox item; a stop order is thrown.
     mutating func next() async throws {
         guard let signal = await iterator.next() else {
@@ -130,13 +150,7 @@ struct Runner {
 
     mutating func pause(_ seconds: Double) async throws {
         let deadline = MonotonicClock.now() + seconds
-        let inbox = s.inbox
-        let alarm = Task {  // one wake-up at the deadline; the ticker alone is too coarse for short pauses
-            try? await Task.sleep(for: .seconds(max(0, seconds)))
-            inbox.yield(.tick)
-        }
-        defer { alarm.cancel() }
-        while MonotonicClock.now() < deadline { try await next() }
+        while MonotonicClock.now() < deadline { try await next(until: deadline) }
     }
 
     /// Waits until `condition` holds on the device's mirror view.
@@ -156,15 +170,15 @@ struct Runner {
                 await s.manager.resync()
                 continue
             }
-            // In the lab the mirror sometimes misses the change a session waits for (ServicesResolved after a
-            // reconnect; cause not found yet): reload it every 3 s of waiting, so that costs seconds, not the
-            // whole timeout. The manager's 2 s tick wakes this loop even when no signal comes.
+            // Should the mirror miss the change a session waits for (bluetoothd 5.66 omits Connected=true at
+            // times; the mirror infers it from ServicesResolved), reload it every 3 s of waiting, so that
+            // costs seconds, not the whole timeout.
             if now >= nextResync {
                 nextResync = now + 3
                 await s.manager.resync()
                 continue
             }
-            try await next()
+            try await next(until: min(deadline, nextResync))
         }
     }
 
@@ -310,13 +324,14 @@ struct Runner {
 
     // MARK: - watch
 
-    /// Returns the reason the stream ended.
+    /// Returns the reason the stream ended. The silent-stop check wakes once per timeout while values flow
+    /// (its alarm is set from the last value's time), not per value.
     mutating func monitor() async throws -> String {
         var lastSeen = s.stats.snapshot.lastNotificationMonotonic ?? MonotonicClock.now()
         var progressAt = MonotonicClock.now()
         var recovered = false
         while true {
-            try await next()
+            try await next(until: progressAt + s.policy.silentStopTimeout)
             let view = try await view()
             if !view.exists { return "device-removed" }
             if !view.connected { return "link-lost" }
@@ -329,7 +344,7 @@ struct Runner {
             let now = MonotonicClock.now()
             if let last = s.stats.snapshot.lastNotificationMonotonic, last != lastSeen {
                 lastSeen = last
-                progressAt = now
+                progressAt = max(progressAt, min(last, now))
                 recovered = false
                 continue
             }

@@ -1,4 +1,4 @@
-/// What wakes a device session: mirror changes, its ticker, its notify socket, or a stop order.
+/// What wakes a device session: mirror changes, its alarm, its notify socket, or a stop order.
 enum SessionSignal: Sendable {
     /// Something under the device (or its adapter) changed in the mirror.
     case changed
