@@ -26,9 +26,11 @@ let package = Package(
             "CDBus", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
+        .target(name: "Timers", dependencies: ["CLinux"]),
         // BlueZ client: mirrored ObjectManager state, handles, sessions per device.
         .target(name: "BlueZ", dependencies: [
-            "CLinux", "DBus", "HeartRate", "HealthModel",
+            "CLinux", "DBus", "HeartRate", "HealthModel", "Timers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure decoders for GATT characteristics (no I/O).
@@ -57,7 +59,7 @@ let package = Package(
         ]),
         // The daemon's parts: configuration, services, replay, simulator, control handlers.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "CLinux", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd",
+            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -76,6 +78,7 @@ let package = Package(
         ]),
         // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
         .target(name: "TestBus", path: "Tests/TestBus"),
+        .testTarget(name: "TimersTests", dependencies: ["Timers"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "TestBus"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),

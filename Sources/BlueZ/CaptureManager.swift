@@ -38,6 +38,7 @@ actor CaptureManager {
     /// The run loop's input, and one-shot ticks for discovery retries: no periodic tick (a wake-up costs).
     private var input: AsyncStream<Input>.Continuation?
     private var retryTicks: [String: Task<Void, Never>] = [:]
+    private var alarms: SessionAlarms?
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
         self.connection = connection
@@ -57,6 +58,9 @@ actor CaptureManager {
     /// Runs until the task is cancelled (or the bus connection ends), then stops every session.
     func run() async throws {
         let (inbox, input) = AsyncStream<Input>.makeStream()
+        let alarms = try SessionAlarms()
+        self.alarms = alarms
+        defer { alarms.stop() }
         let token = connection.addSignalHandler(matching: Self.rules) { [router, logger] signal in
             if Self.fastPath(signal, router: router, logger: logger) { return }
             input.yield(.signal(signal))
@@ -308,7 +312,7 @@ actor CaptureManager {
         let id = nextSessionID
         let session = DeviceSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
-                                    router: router, stats: stats, inbox: inbox)
+                                    router: router, stats: stats, inbox: inbox, alarms: alarms!)
         let task = Task {
             await session.run(stream)
             self.sessionFinished(id)

@@ -7,8 +7,9 @@ import Logging
 /// One device's capture loop: connect → resolve → read info → subscribe → watch → (fault) → back off → again.
 ///
 /// Lives inside one task (not shared), so its mutable state needs no lock. It sleeps only on its inbox,
-/// which the manager (mirror changes, stop), its notify socket and one alarm (the next deadline: silent stop,
-/// a wait's timeout, the end of a back-off) feed. No periodic tick: a wake-up costs more than a notification.
+/// which the manager (mirror changes, stop), its notify socket and `SessionAlarms` (a wait's timeout, the end of
+/// a back-off, the silent-stop deadline the notify path pushes back with every value) feed. No periodic tick:
+/// a wake-up costs more than a notification.
 final class DeviceSession: Sendable {
     let id: Int
     let address: String
@@ -21,10 +22,11 @@ final class DeviceSession: Sendable {
     let router: NotifyRouter
     let stats: DeviceStats
     let inbox: AsyncStream<SessionSignal>.Continuation
+    let alarms: SessionAlarms
 
     init(id: Int, address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
          policy: CapturePolicy, logger: Logger, router: NotifyRouter, stats: DeviceStats,
-         inbox: AsyncStream<SessionSignal>.Continuation) {
+         inbox: AsyncStream<SessionSignal>.Continuation, alarms: SessionAlarms) {
         self.id = id
         self.address = address
         self.devicePath = devicePath
@@ -36,12 +38,14 @@ final class DeviceSession: Sendable {
         self.router = router
         self.stats = stats
         self.inbox = inbox
+        self.alarms = alarms
     }
 
     func run(_ stream: AsyncStream<SessionSignal>) async {
+        alarms.register(session: id, inbox: inbox)
+        defer { alarms.unregister(session: id) }
         var runner = Runner(session: self, iterator: stream.makeAsyncIterator())
         await runner.loop()
-        runner.cancelAlarm()
         stats.update { $0.state = .stopped }
     }
 }
@@ -57,8 +61,6 @@ struct Runner {
     var mode: CapturePolicy.SubscribeMode = .startNotify
     var fdClosed = false
     var weConnected = false
-    var alarm: Task<Void, Never>?
-    var alarmAt: Double?
 
     init(session: DeviceSession, iterator: AsyncStream<SessionSignal>.Iterator) {
         s = session
@@ -104,27 +106,8 @@ struct Runner {
 
     /// Next inbox item, or a `.tick` at `deadline` (monotonic seconds) at the latest; a stop order is thrown.
     mutating func next(until deadline: Double) async throws {
-        armAlarm(deadline)
+        s.alarms.wake(session: s.id, at: deadline)
         try await next()
-    }
-
-    /// Makes sure the inbox gets a `.tick` by `deadline`: an alarm already set for no later than that is kept
-    /// (the loop looks again when it fires and sets the next one).
-    mutating func armAlarm(_ deadline: Double) {
-        if let at = alarmAt, at <= deadline, at > MonotonicClock.now() { return }
-        alarm?.cancel()
-        alarmAt = deadline
-        let inbox = s.inbox
-        alarm = Task {
-            do { try await Task.sleep(for: .seconds(max(0, deadline - MonotonicClock.now()))) } catch { return }
-            inbox.yield(.tick)
-        }
-    }
-
-    mutating func cancelAlarm() {
-        alarm?.cancel()
-        alarm = nil
-        alarmAt = nil
     }
 
     /// Next inbox item; a stop order is thrown.
@@ -284,7 +267,8 @@ struct Runner {
     mutating func subscribe(_ path: String, flags: [String]) async throws {
         hrmPath = path
         let char = GattCharacteristic(connection: s.connection, path: path)
-        let route = NotifyRouter.Route(address: s.address, kind: .heartRate, stats: s.stats)
+        let route = NotifyRouter.Route(address: s.address, kind: .heartRate, stats: s.stats,
+                                       silence: .init(alarms: s.alarms, session: s.id, timeout: s.policy.silentStopTimeout))
         if s.policy.subscribeMode == .acquireNotify {
             do {
                 let (fd, mtu) = try await char.acquireNotify()
@@ -324,14 +308,17 @@ struct Runner {
 
     // MARK: - watch
 
-    /// Returns the reason the stream ended. The silent-stop check wakes once per timeout while values flow
-    /// (its alarm is set from the last value's time), not per value.
+    /// Returns the reason the stream ended. Silence is noticed by the silent-stop alarm, which every value
+    /// pushes back (`NotifyRouter.deliver`): while values flow, nothing here wakes.
     mutating func monitor() async throws -> String {
         var lastSeen = s.stats.snapshot.lastNotificationMonotonic ?? MonotonicClock.now()
         var progressAt = MonotonicClock.now()
         var recovered = false
+        defer { s.alarms.silence(session: s.id, at: nil) }
         while true {
-            try await next(until: progressAt + s.policy.silentStopTimeout)
+            s.alarms.silence(session: s.id, at: max(progressAt, s.stats.snapshot.lastNotificationMonotonic ?? 0)
+                             + s.policy.silentStopTimeout)
+            try await next()
             let view = try await view()
             if !view.exists { return "device-removed" }
             if !view.connected { return "link-lost" }

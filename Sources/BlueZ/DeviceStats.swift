@@ -46,6 +46,15 @@ final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lo
         let address: String
         let kind: Kind
         let stats: DeviceStats
+        /// Pushed back with every value (heart rate only).
+        var silence: SilenceWatch? = nil
+    }
+
+    /// A session's silent-stop deadline: `timeout` after the last value.
+    struct SilenceWatch: Sendable {
+        let alarms: SessionAlarms
+        let session: Int
+        let timeout: Double
     }
 
     private let lock = NSLock()
@@ -88,6 +97,7 @@ final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lo
         case .heartRate:
             guard !bytes.isEmpty else { route.stats.malformed(); return }
             route.stats.notified(at: value.monotonic)
+            if let w = route.silence { w.alarms.silence(session: w.session, at: value.monotonic + w.timeout) }
             emit(.notification(address: route.address, bytes: bytes, at: value.wall, monotonic: value.monotonic))
         case .battery:
             guard let pct = GattValues.batteryPercent(bytes) else { route.stats.malformed(); return }

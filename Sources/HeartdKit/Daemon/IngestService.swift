@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Systemd
+import Timers
 
 /// Runs capture: feeds the source's events to the pipeline, and ticks it (idle timeouts, checkpoints of a paused
 /// stream, retries of a failing store) from one `DeadlineTimer` armed for the earliest deadline the pipeline
@@ -26,8 +27,8 @@ public struct IngestService: Service {
         self.logger = logger
     }
 
-    /// Timer slots: the pipeline's next tick, and the next watchdog ping / STATUS line.
-    static let pipelineSlot = 0, systemdSlot = 1
+    /// Timer keys: the pipeline's next tick, and the next watchdog ping / STATUS line.
+    static let pipelineKey = 0, systemdKey = 1
 
     public func run() async throws {
         let pipeline = self.pipeline, source = self.source
@@ -37,7 +38,7 @@ public struct IngestService: Service {
             pipeline.setDeadlineObserver(nil)
             timer.stop()
         }
-        pipeline.setDeadlineObserver { timer.set(Self.pipelineSlot, $0) }
+        pipeline.setDeadlineObserver { timer.set(Self.pipelineKey, $0) }
         // Capture runs in its own task so that a shutdown can close the gate *before* cancelling it: the sessions'
         // disconnect events, emitted as they stop, must not finish the open series before finishAll(.shutdown).
         let work = Task {
@@ -78,7 +79,7 @@ public struct IngestService: Service {
         let pipeline = self.pipeline, notifier = self.notifier
         let period = Self.systemdPeriod(notifier)
         let lastStatus = Mutex<Double>(-.infinity)
-        let timer = try DeadlineTimer(name: "heartd-timer", slots: 2) { timer, now in
+        let timer = try DeadlineTimer(name: "heartd-timer") { timer, now, _ in
             pipeline.tickLive(now: .now())
             guard let notifier, let period else { return }
             try? notifier.watchdog()
@@ -86,9 +87,9 @@ public struct IngestService: Service {
                 lastStatus.withLock { $0 = now }
                 try? notifier.status(Self.statusLine(pipeline))
             }
-            timer.set(Self.systemdSlot, now + period)
+            timer.set(Self.systemdKey, now + period)
         }
-        if let period { timer.set(Self.systemdSlot, DeadlineTimer.now() + min(period, 1)) }
+        if let period { timer.set(Self.systemdKey, DeadlineTimer.now() + min(period, 1)) }
         return timer
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import Testing
+import Timers
+
+/// The timer that replaced the periodic ticks: fires at the earliest key's deadline, never before it is
+/// asked to (beyond the tolerance) and never late, and costs no wake-up for a deadline that keeps moving.
+@Suite struct DeadlineTimerTests {
+    final class Fires: Sendable {
+        let log = Mutex<[(time: Double, keys: [Int])]>([])
+        var count: Int { log.withLock { $0.count } }
+        var keys: [Int] { log.withLock { $0.flatMap(\.keys) } }
+        func add(_ t: Double, _ keys: [Int]) { log.withLock { $0.append((t, keys)) } }
+    }
+
+    @Test func firesEachKeyAtItsDeadlineNotBefore() async throws {
+        let fires = Fires()
+        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.05) { _, now, keys in fires.add(now, keys) }
+        defer { timer.stop() }
+        let start = DeadlineTimer.now()
+        timer.set(7, start + 0.6)
+        timer.set(3, start + 0.2)
+        try await Task.sleep(for: .milliseconds(400))
+        let first = try #require(fires.log.withLock { $0.first })
+        #expect(first.keys == [3])
+        #expect(first.time >= start + 0.2, "not before the deadline")
+        #expect(first.time < start + 0.35, "not much after it either")
+        #expect(fires.count == 1, "key 3 fired once; key 7 is still ahead")
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(fires.keys == [3, 7], "key 7 fired in its turn")
+    }
+
+    @Test func aDeadlineMovedLaterWithinTheToleranceIsNotRearmed() throws {
+        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.25) { _, _, _ in }
+        defer { timer.stop() }
+        let base = DeadlineTimer.now() + 60
+        timer.set(0, base)
+        timer.set(0, base + 0.1)  // a stream's "two intervals after the last value", moving on
+        #expect(timer.armedDeadline == base, "later by less than the tolerance: the armed time stays")
+        timer.set(0, base + 1)
+        #expect(timer.armedDeadline == base + 1, "later by more: re-armed")
+        timer.set(0, base + 0.5)
+        #expect(timer.armedDeadline == base + 0.5, "earlier: always re-armed")
+        timer.set(0, nil)
+        #expect(timer.armedDeadline == base + 0.5, "nothing due: the armed time may fire early, harmlessly")
+    }
+
+    @Test func anEarlyWakeUpReportsNoKeyAndWaitsForTheMovedDeadline() async throws {
+        let fires = Fires()
+        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.3) { _, now, keys in fires.add(now, keys) }
+        defer { timer.stop() }
+        let start = DeadlineTimer.now()
+        timer.set(1, start + 0.1)
+        timer.set(1, start + 0.3)  // within the tolerance: still armed for 0.1
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fires.log.withLock { $0.map(\.keys) } == [[]], "woke at 0.1 with nothing due")
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(fires.keys == [1], "then fired key 1 at its deadline")
+        #expect((fires.log.withLock { $0.last?.time } ?? 0) >= start + 0.3)
+    }
+
+    @Test func aDeadlineInThePastFiresOnceAndOneSetInThePastByFireDoesNotSpin() async throws {
+        let once = Fires()
+        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.25) { _, now, keys in once.add(now, keys) }
+        defer { timer.stop() }
+        timer.set(0, DeadlineTimer.now() - 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(once.count == 1)
+
+        let again = Fires()
+        let stubborn = try DeadlineTimer(name: "test-timer", tolerance: 0.25) { timer, now, keys in
+            again.add(now, keys)
+            timer.set(0, now - 1)  // a user that keeps asking for the past
+        }
+        defer { stubborn.stop() }
+        stubborn.set(0, DeadlineTimer.now())
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(again.count >= 2)
+        #expect(again.count <= 8, "held back by 50 ms per round, not a busy loop: \(again.count)")
+    }
+}
