@@ -100,7 +100,7 @@ struct Run: AsyncParsableCommand {
     var simulateSpeed: Double = 1
 
     /// For shared/bench's harness: print `received=N` (notifications handled) on stdout when stopping, and stop
-    /// when the sensor drops the link.
+    /// when the sensor drops the link. Also prints the CPU between the first and last value (`StreamCPUProbe`).
     @Flag(name: .long, help: .hidden)
     var printReceived = false
 
@@ -111,8 +111,10 @@ struct Run: AsyncParsableCommand {
         var daemon = Daemon(configuration: configuration, mode: simulate ? .simulate(speed: simulateSpeed) : .bluez,
                             environment: ProcessInfo.processInfo.environment, logger: logger)
         daemon.exitOnFirstDisconnect = printReceived
+        if printReceived { daemon.cpuProbe = StreamCPUProbe() }
         do {
             let devices = try await daemon.run()
+            if let probe = daemon.cpuProbe, let summary = probe.summary { print(summary) }
             if printReceived { print("received=\(devices.reduce(0) { $0 + $1.counters.notifications })") }
         } catch {
             logger.critical("heartd cannot run", metadata: ["error": "\(error)"])

@@ -15,6 +15,8 @@ public struct Daemon: Sendable {
     public let logger: Logger
     /// Stop after the first disconnect (for shared/bench's harness, whose sensor drops the link at the end).
     public var exitOnFirstDisconnect = false
+    /// Measures CPU per value for benchmarks (see `StreamCPUProbe`).
+    public var cpuProbe: StreamCPUProbe?
 
     public init(configuration: HeartdConfiguration, mode: CaptureMode, environment: [String: String], logger: Logger) {
         self.configuration = configuration
@@ -30,11 +32,12 @@ public struct Daemon: Sendable {
         let database = try openStore()
         let hub = LiveEventHub(logger: logger)
         let stop = AsyncStream<Void>.makeStream()
-        let exitOnDisconnect = exitOnFirstDisconnect
+        let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         let pipeline = IngestPipeline(settings: configuration.ingestSettings,
                                       sink: StoreSink(database: database, logger: logger),
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
+                                          if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
         let gate = EventGate()

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// For benchmarks (`heartd --print-received`): the process's CPU time between its first and its last heart-rate
+/// value, read from CLOCK_PROCESS_CPUTIME_ID, which counts every thread, also those that have exited.
+///
+/// Why not only shared/bench's figure: it sums `/proc/PID/task/*/schedstat` of the threads alive at the two ends
+/// of its window, so the CPU of a thread that exits inside the window is subtracted. libdispatch's idle worker
+/// threads exit a few seconds after heartd's start-up work, inside the stream: at one notification a second the
+/// harness then reports ~0 or even negative CPU for heartd.
+public final class StreamCPUProbe: Sendable {
+    struct State {
+        var first: Double?
+        var last: Double?
+        var values = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// One more value handled (called on the pipeline, under its lock).
+    public func value() {
+        let cpu = Self.processCPUSeconds()
+        state.withLock { s in
+            if s.first == nil { s.first = cpu } else { s.last = cpu; s.values += 1 }
+        }
+    }
+
+    /// `stream_cpu_us=… stream_values=…` (CPU from the first value to the last, and the values after the first),
+    /// or nil before two values.
+    public var summary: String? {
+        state.withLock { s in
+            guard let first = s.first, let last = s.last, s.values > 0 else { return nil }
+            return String(format: "stream_cpu_us=%.0f stream_values=%d", (last - first) * 1e6, s.values)
+        }
+    }
+
+    static func processCPUSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
