@@ -134,7 +134,10 @@ struct PipelineCore {
     private var lastLiveEvent: Double?
     private var lastLiveCheckpoint: Double?
     private var lastLiveRetry: Double?
-    var onDeadline: (@Sendable (Double?) -> Void)?
+    private var published: Double??
+    var onDeadline: (@Sendable (Double?) -> Void)? {
+        didSet { published = nil }
+    }
 
     /// - Parameters:
     ///   - sink: where finished samples, checkpoints and devices go (the store).
@@ -202,9 +205,13 @@ struct PipelineCore {
         handle(event)
         let real = liveClock()
         lastLiveEvent = real
-        if let due = sessionDeadline(), event.at.monotonic >= due { tickSessions(now: event.at) }
+        var sessionsDue = sessionDeadline()
+        if let due = sessionsDue, event.at.monotonic >= due {
+            tickSessions(now: event.at)
+            sessionsDue = sessionDeadline()
+        }
         checkpointIfDue(real: real, at: event.at)
-        publishDeadline()
+        publishDeadline(sessionsDue: sessionsDue, force: false)
     }
 
     /// The timer's tick at `now` (real time).
@@ -213,7 +220,7 @@ struct PipelineCore {
         tickSessions(now: now)
         lastLiveRetry = real
         checkpointIfDue(real: real, at: now)
-        publishDeadline()
+        publishDeadline(sessionsDue: sessionDeadline(), force: true)  // the timer has just cleared what fired
     }
 
     private mutating func checkpointIfDue(real: Double, at: Timestamp) {
@@ -226,19 +233,41 @@ struct PipelineCore {
 
     /// The earliest idle timeout or maximum duration of an open series (source time).
     private func sessionDeadline() -> Double? {
-        sessions.values.compactMap(\.session.tickDeadline).min()
+        var earliest: Double?
+        for slot in sessions.values {
+            if let d = slot.session.tickDeadline, d < earliest ?? .infinity { earliest = d }
+        }
+        return earliest
+    }
+
+    /// Tells the observer the next deadline (`force`: always). Otherwise skipped when the deadline did not move
+    /// or moved later by less than 0.2 s — the timer then wakes a little early, and the tick publishes again —
+    /// which at 1000 values a second spares the timer's lock on most of them.
+    mutating func publishDeadline(sessionsDue: Double?, force: Bool) {
+        guard let onDeadline else { return }
+        let next = nextLiveDeadline(sessionsDue: sessionsDue)
+        if !force, let last = published {
+            switch (last, next) {
+            case (nil, nil): return
+            case (let l?, let n?) where n >= l && n - l < 0.2: return
+            case (_?, nil): return  // nothing due any more: an armed time firing early is harmless
+            default: break
+            }
+        }
+        published = .some(next)
+        onDeadline(next)
     }
 
     func publishDeadline() {
-        if let onDeadline { onDeadline(nextLiveDeadline()) }
+        onDeadline?(nextLiveDeadline(sessionsDue: sessionDeadline()))
     }
 
     /// When the timer must tick (real CLOCK_MONOTONIC seconds; `nil`: not before the next event): an idle
     /// timeout or a maximum duration, the checkpoint of a stream that paused — two intervals after its last
     /// value, so a sensor notifying about once per interval does not wake the timer between its values —, or
     /// a retry of a failing sink one second on.
-    func nextLiveDeadline() -> Double? {
-        var deadline = sessionDeadline() ?? .infinity
+    func nextLiveDeadline(sessionsDue: Double?) -> Double? {
+        var deadline = sessionsDue ?? .infinity
         let interval = settings.checkpointInterval
         if anyChanged {
             let due = lastLiveCheckpoint.map { $0 + interval } ?? 0
