@@ -27,7 +27,7 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var reconnectMaxSeconds: Double = 60
         /// On a busy bus or notify socket, read at most this often and take what gathered together (fewer
         /// thread wake-ups: the main CPU cost per notification). 0 reads every message at once.
-        public var readBatchSeconds: Double = 0.25
+        public var readBatchSeconds: Double = 0.5
     }
 
     /// `[store]`

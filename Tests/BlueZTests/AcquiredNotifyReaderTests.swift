@@ -152,5 +152,11 @@ import Glibc
         #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 950 * ms, pendingCalls: 1))      // a reply is awaited
         #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 0, pendingCalls: 0))             // first wake-up
         #expect(!ReadBatching.off.shouldPause(wake: 1000 * ms, lastWake: 999 * ms, pendingCalls: 0))
+        // A long interval still calls only more than two wake-ups a second busy: a sensor at 1/s (or two) would
+        // otherwise get an extra wake-up at the end of every pause.
+        let long = ReadBatching(interval: .milliseconds(500))
+        #expect(long.shouldPause(wake: 1000 * ms, lastWake: 600 * ms, pendingCalls: 0))     // 400 ms: busy
+        #expect(!long.shouldPause(wake: 1000 * ms, lastWake: 20 * ms, pendingCalls: 0))     // 980 ms: a sensor at 1/s
+        #expect(!long.shouldPause(wake: 1000 * ms, lastWake: 490 * ms, pendingCalls: 0))    // 510 ms: two sensors
     }
 }
