@@ -23,12 +23,12 @@ public final class StreamCPUProbe: Sendable {
 
     public init() {}
 
-    /// One more value handled (called on the pipeline, under its lock). Reads the clock (a system call) only at
-    /// the 1st, 2nd, 4th, 8th… and then every 64th value, so that measuring costs next to nothing.
+    /// One more value handled (called on the pipeline, under its lock). Reads the clock (a system call) at each
+    /// of the first 64 values and then at every 64th, so that measuring costs next to nothing at high rates.
     public func value() {
         state.withLock { s in
             s.seen += 1
-            guard s.seen & (s.seen - 1) == 0 || s.seen % 64 == 0 else { return }
+            guard s.seen <= 64 || s.seen % 64 == 0 else { return }
             let cpu = Self.processCPUSeconds()
             if s.first == nil { s.first = cpu } else { s.last = cpu; s.values = s.seen - 1 }
         }
