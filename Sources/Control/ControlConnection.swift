@@ -168,6 +168,12 @@ final class ControlConnection: @unchecked Sendable {
             let task = Task { [self] in
                 for await event in stream {
                     let line = event.encodedLine()
+                    if event.isFinal {
+                        // Sent and ended in one step: a request the client sends on seeing it must find the
+                        // connection free (ending on a later queue turn lost that race now and then).
+                        queue.async { self.sendLine(line); self.streamEnded() }
+                        return
+                    }
                     queue.async { self.sendLine(line) }
                 }
                 queue.async { self.streamEnded() }
@@ -181,7 +187,9 @@ final class ControlConnection: @unchecked Sendable {
     }
 
     private func streamEnded() {
+        guard watchTask != nil else { return }
         watchTask = nil
+        pump()  // requests that arrived meanwhile
         closeIfIdle()
     }
 

@@ -128,10 +128,15 @@ public struct ControlEvent: Sendable, Hashable {
     }
     /// The line, encoded once by `encodedOnce()`: an event fanned out to many watchers is not re-encoded for each.
     private var line: [UInt8]?
+    /// The last event of its stream (an export's `end` or `error`). The connection takes the stream as ended with
+    /// this event, in the same step that sends it, so a request the client sends on seeing it is never refused
+    /// as "already streaming". Not part of the line.
+    public var isFinal = false
 
-    public init(_ name: String, fields: [String: JSONValue] = [:]) {
+    public init(_ name: String, fields: [String: JSONValue] = [:], isFinal: Bool = false) {
         self.name = name
         self.fields = fields
+        self.isFinal = isFinal
     }
 
     public static func == (a: ControlEvent, b: ControlEvent) -> Bool { a.name == b.name && a.fields == b.fields }

@@ -69,9 +69,9 @@ extension StoreQueries {
                         }
                     })
                     if !buffer.isEmpty { continuation.yield(ControlEvent("chunk", fields: ["text": .string(buffer)])) }
-                    continuation.yield(ControlEvent("end", fields: ["samples": .int(count)]))
+                    continuation.yield(ControlEvent("end", fields: ["samples": .int(count)], isFinal: true))
                 } catch {
-                    continuation.yield(ControlEvent("error", fields: ["message": .string("\(error)")]))
+                    continuation.yield(ControlEvent("error", fields: ["message": .string("\(error)")], isFinal: true))
                 }
                 continuation.finish()
             }
