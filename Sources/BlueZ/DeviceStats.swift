@@ -4,6 +4,7 @@ import Foundation
 final class DeviceStats: @unchecked Sendable {  // every field behind `lock`
     private let lock = NSLock()
     private var s: DeviceCaptureStatus
+    private var silencePushedAt = -Double.infinity
 
     init(address: String, adapter: String) {
         s = DeviceCaptureStatus(address: address, adapter: adapter, state: .waiting, subscribeMode: nil,
@@ -21,12 +22,17 @@ final class DeviceStats: @unchecked Sendable {  // every field behind `lock`
         return s
     }
 
-    /// Counts one notification; returns nothing (hot path: one lock, two stores).
-    func notified(at mono: Double) {
+    /// Counts one notification (hot path: one lock, a few stores). Returns whether to push the silent-stop
+    /// deadline back: at most every half second, which keeps it far ahead of a multi-second timeout while
+    /// sparing the timer's lock at high rates.
+    func notified(at mono: Double) -> Bool {
         lock.lock()
         s.notifications += 1
         s.lastNotificationMonotonic = mono
+        let push = mono - silencePushedAt >= 0.5 || mono < silencePushedAt
+        if push { silencePushedAt = mono }
         lock.unlock()
+        return push
     }
 
     /// Counts one dropped value; returns the new count (callers log the 1st and every 100th).
@@ -96,8 +102,9 @@ final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lo
         switch route.kind {
         case .heartRate:
             guard !bytes.isEmpty else { route.stats.malformed(); return }
-            route.stats.notified(at: value.monotonic)
-            if let w = route.silence { w.alarms.silence(session: w.session, at: value.monotonic + w.timeout) }
+            if route.stats.notified(at: value.monotonic), let w = route.silence {
+                w.alarms.silence(session: w.session, at: value.monotonic + w.timeout)
+            }
             emit(.notification(address: route.address, bytes: bytes, at: value.wall, monotonic: value.monotonic))
         case .battery:
             guard let pct = GattValues.batteryPercent(bytes) else { route.stats.malformed(); return }
