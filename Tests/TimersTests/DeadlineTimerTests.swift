@@ -13,9 +13,14 @@ import Timers
         func add(_ t: Double, _ keys: [Int]) { log.withLock { $0.append((t, keys)) } }
     }
 
-    @Test func firesEachKeyAtItsDeadlineNotBefore() async throws {
+    /// A timer that records every firing.
+    func recordingTimer(tolerance: Double) throws -> (DeadlineTimer, Fires) {
         let fires = Fires()
-        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.05) { _, now, keys in fires.add(now, keys) }
+        return (try DeadlineTimer(name: "test-timer", tolerance: tolerance) { _, now, keys in fires.add(now, keys) }, fires)
+    }
+
+    @Test func firesEachKeyAtItsDeadlineNotBefore() async throws {
+        let (timer, fires) = try recordingTimer(tolerance: 0.05)
         defer { timer.stop() }
         let start = DeadlineTimer.now()
         timer.set(7, start + 0.6)
@@ -46,8 +51,7 @@ import Timers
     }
 
     @Test func anEarlyWakeUpReportsNoKeyAndWaitsForTheMovedDeadline() async throws {
-        let fires = Fires()
-        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.3) { _, now, keys in fires.add(now, keys) }
+        let (timer, fires) = try recordingTimer(tolerance: 0.3)
         defer { timer.stop() }
         let start = DeadlineTimer.now()
         timer.set(1, start + 0.1)
@@ -60,8 +64,7 @@ import Timers
     }
 
     @Test func aDeadlineInThePastFiresOnceAndOneSetInThePastByFireDoesNotSpin() async throws {
-        let once = Fires()
-        let timer = try DeadlineTimer(name: "test-timer", tolerance: 0.25) { _, now, keys in once.add(now, keys) }
+        let (timer, once) = try recordingTimer(tolerance: 0.25)
         defer { timer.stop() }
         timer.set(0, DeadlineTimer.now() - 1)
         try await Task.sleep(for: .milliseconds(300))
