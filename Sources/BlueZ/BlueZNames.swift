@@ -25,6 +25,9 @@ enum GattUUID {
     static let hardwareRevision = full(0x2A27)
     static let firmwareRevision = full(0x2A26)
     static let softwareRevision = full(0x2A28)
+    static let deviceInformationService = full(0x180A)
+    static let deviceInformation = [manufacturerName, modelNumber, serialNumber, hardwareRevision, firmwareRevision,
+                                    softwareRevision]
 }
 
 /// Metadata keys the BlueZ client adds to `DeviceInfo.metadata` (besides HealthModel's `MetadataKey`).

@@ -256,7 +256,8 @@ actor CaptureManager {
             servicesResolved: props["ServicesResolved"]?.bool ?? false,
             name: props["Alias"]?.string ?? props["Name"]?.string,
             appearance: props["Appearance"]?.int.flatMap { UInt16(exactly: $0) },
-            characteristics: mirror.characteristics(under: devicePath))
+            characteristics: mirror.characteristics(under: devicePath),
+            serviceUUIDs: (props["UUIDs"]?.stringArray ?? []).map { $0.lowercased() })
     }
 
     private func parentPath(_ path: String) -> String {

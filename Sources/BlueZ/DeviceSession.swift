@@ -188,6 +188,7 @@ struct Runner {
         guard let hrm = view.characteristics[GattUUID.heartRateMeasurement] else {
             throw SessionFault("no heart rate measurement characteristic")
         }
+        view = try await settleDeviceInformation(view)
         let info = await readInfo(view)
         s.stats.update { $0.state = .subscribing }
         let now = Date()
@@ -197,6 +198,29 @@ struct Runner {
         await readBattery(view)
         try await subscribe(hrm.path, flags: hrm.flags)
         s.stats.update { $0.state = .streaming; $0.subscribeMode = mode }
+    }
+
+    /// After a bluetoothd restart the heart-rate service may be exported before the Device Information service
+    /// (seen in the lab: ServicesResolved, HRM there, DIS objects not yet): wait for the latter — until its first
+    /// characteristic is there and then 0.2 s pass without another object — for up to 2 s, so the device's
+    /// metadata is not read from a half-exported database. Then go on with what is there.
+    mutating func settleDeviceInformation(_ view: DeviceView) async throws -> DeviceView {
+        guard view.deviceInformationPending else { return view }
+        let start = MonotonicClock.now()
+        let deadline = start + 2, quiet = 0.2
+        var latest = view
+        var lastChange = start
+        while latest.connected, MonotonicClock.now() < deadline {
+            if !latest.deviceInformationPending && MonotonicClock.now() >= lastChange + quiet { break }
+            try await next(until: min(deadline, latest.deviceInformationPending ? deadline : lastChange + quiet))
+            let next = try await self.view()
+            if next.characteristics.count != latest.characteristics.count { lastChange = MonotonicClock.now() }
+            latest = next
+        }
+        if latest.deviceInformationPending {
+            s.logger.info("Device Information service offered but not exported; device metadata may be incomplete")
+        }
+        return latest
     }
 
     mutating func connectWithRetries() async throws {

@@ -126,4 +126,12 @@ struct DeviceView: Sendable {
     var appearance: UInt16?
     /// lower-case UUID → (path, flags)
     var characteristics: [String: (path: String, flags: [String])]
+    /// The device's `UUIDs` (services it offers), lower-case.
+    var serviceUUIDs: [String] = []
+
+    /// Whether the device offers a Device Information service whose characteristics are not exported yet.
+    var deviceInformationPending: Bool {
+        serviceUUIDs.contains(GattUUID.deviceInformationService)
+            && !GattUUID.deviceInformation.contains { characteristics[$0] != nil }
+    }
 }

@@ -48,6 +48,24 @@ public struct DeviceInfo: Codable, Sendable, Hashable {
     }
 }
 
+extension DeviceInfo {
+    /// This description, with what it leaves out taken from `earlier` (a reconnect whose Device Information reads
+    /// failed must not erase the manufacturer and model known from before). Metadata merges key by key.
+    public func filling(from earlier: DeviceInfo) -> DeviceInfo {
+        var d = self
+        d.name = name ?? earlier.name
+        d.manufacturer = manufacturer ?? earlier.manufacturer
+        d.model = model ?? earlier.model
+        d.hardwareVersion = hardwareVersion ?? earlier.hardwareVersion
+        d.firmwareVersion = firmwareVersion ?? earlier.firmwareVersion
+        d.softwareVersion = softwareVersion ?? earlier.softwareVersion
+        d.localIdentifier = localIdentifier ?? earlier.localIdentifier
+        d.udiDeviceIdentifier = udiDeviceIdentifier ?? earlier.udiDeviceIdentifier
+        d.metadata = earlier.metadata.merging(metadata) { _, new in new }
+        return d
+    }
+}
+
 /// One (quantity, dateInterval) pair inside a quantity series.
 public struct QuantityPoint: Codable, Sendable, Hashable {
     public var value: Double

@@ -76,7 +76,7 @@ struct DeviceSession: Sendable {
     /// Information strings after connecting): nothing is missing, so nothing rotates or is flagged.
     mutating func connect(_ info: DeviceInfo?, at: Timestamp, effects: inout SessionEffects) {
         if let info {
-            device = info
+            device = info.filling(from: device)  // what this connection could not read stays as known
             device.localIdentifier = address
         }
         if connected {

@@ -188,6 +188,21 @@ import Testing
         await h.stop()
     }
 
+    /// Failed before (in the lab, after a bluetoothd restart, 1 run in 2 or so): the heart-rate service was
+    /// exported before the Device Information service, and the session read the device's metadata from that
+    /// half-exported database — no manufacturer, model or versions.
+    @Test func deviceInformationExportedLateIsWaitedFor() async throws {
+        let h = try await Harness(policy: fastPolicy())
+        try await h.ctl("LateDeviceInformation", [.string(addrA), .uint32(600)])
+        h.start()
+        try await h.log.wait("connected") { !$0.connected(addrA).isEmpty }
+        let info = try #require(h.log.all.connected(addrA).first)
+        #expect(info.manufacturer == "HRLab Instruments")
+        #expect(info.model == "HRL-1")
+        #expect(info.firmwareVersion == "1.4.2")
+        await h.stop()
+    }
+
     @Test func connectRetriesOnLeConnectionAbortByLocal() async throws {
         let h = try await Harness(policy: fastPolicy())
         try await h.ctl("FailConnect", [.string(addrA), .uint32(2), .string("org.bluez.Error.Failed"),

@@ -13,6 +13,8 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   HangConnect(s addr, b)           Connect never replies (sensor out of range)
   SilentConnected(s addr, b)       Connect sets Connected=true without a PropertiesChanged (bluetoothd 5.66 in the lab)
+  LateDeviceInformation(s addr, u ms)  Device Information objects exported ms after ServicesResolved (bluetoothd
+                                   after a restart, in the lab)
   SetPowered(b)                    adapter power (off drops every link)
   SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
   Battery(s addr, y percent)       set 2A19 and notify it
@@ -142,6 +144,7 @@ class Device(Obj):
         self.acquire_busy = False
         self.hang_connect = False
         self.silent_connected = False
+        self.late_dis_ms = 0
         self.hung = []
         self.gatt = []
         h = 0x10
@@ -162,9 +165,10 @@ class Device(Obj):
         self.hrm = chrc(hrs, 0x2a37, ["notify"])
         chrc(hrs, 0x2a38, ["read"], b"\x01")
         dis = svc(0x180a)
+        self.dis = [dis]
         for u, v in [(0x2a29, "HRLab Instruments"), (0x2a24, "HRL-1"), (0x2a25, "SN-%04d" % index),
                      (0x2a27, "rev-B"), (0x2a26, "1.4.2"), (0x2a28, "fake 1")]:
-            chrc(dis, u, ["read"], v.encode() + b"\x00")
+            self.dis.append(chrc(dis, u, ["read"], v.encode() + b"\x00"))
         bas = svc(0x180f)
         self.battery = chrc(bas, 0x2a19, ["read", "notify"], bytes([87]))
 
@@ -193,9 +197,18 @@ class Device(Obj):
             self.props["Connected"] = dbus.Boolean(True)  # GetManagedObjects says so; no signal says so
         else:
             self.set(Connected=dbus.Boolean(True))
+        late = [o for o in self.gatt if o in self.dis] if self.late_dis_ms else []
         for o in self.gatt:
-            o.export()
+            if o not in late:
+                o.export()
         GLib.timeout_add(20, lambda: self.set(ServicesResolved=dbus.Boolean(True)) and False)
+        def export_late():
+            if self.props["Connected"]:
+                for o in late:
+                    o.export()
+            return False
+        if late:
+            GLib.timeout_add(20 + self.late_dis_ms, export_late)
 
     @dbus.service.method(DEVICE)
     def Disconnect(self):
@@ -359,6 +372,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def SilentConnected(self, addr, on):
         self.dev(addr).silent_connected = bool(on)
+
+    @dbus.service.method(CTL, in_signature="su")
+    def LateDeviceInformation(self, addr, ms):
+        self.dev(addr).late_dis_ms = int(ms)
 
     @dbus.service.method(CTL, in_signature="suss")
     def FailConnect(self, addr, n, name, message):
