@@ -32,12 +32,20 @@ extension HeartDatabase {
         try write { db in try Self.deleteCheckpoints(uuids, in: db) }
     }
 
-    /// Finishes every checkpoint left by a crashed run: each becomes a sample with metadata
-    /// `recovered = "true"` and `finishReason = "recovery"` (heartbeat end = start + last offset; quantity
-    /// aggregates recomputed, end = latest point end). Empty checkpoints are only deleted. Saving and
-    /// deleting happen in one transaction. Returns the samples saved.
+    /// Finishes every checkpoint left by a crashed run — the `open_series` rows and the newer snapshots of the
+    /// open-series journal (`CheckpointWriter`): each becomes a sample with metadata `recovered = "true"` and
+    /// `finishReason = "recovery"` (heartbeat end = start + last offset; quantity aggregates recomputed, end =
+    /// latest point end). Empty checkpoints are only deleted; a snapshot of a series saved since is skipped (its
+    /// UUID is stored). Saving and deleting happen in one transaction, then the journal is emptied. Returns the
+    /// samples saved.
     public func recoverCheckpoints(finishedAt: Date = Date()) throws(StoreError) -> [Sample] {
-        try write { db in
+        guard !isReadOnly else {
+            throw StoreError(.readOnly, "the database \(path ?? ":memory:") is open read-only")
+        }
+        let journal = try journalPath.map { path throws(StoreError) in try OpenSeriesJournal(path: path) }
+        let journaled = try journal?.records().records ?? []
+        let recovered = try write { db in
+            try Self.absorb(journaled, in: db)
             let records = try CheckpointRecord.order(CheckpointRecord.Columns.startDate).fetchAll(db)
             var finished: [Sample] = []
             for record in records {
@@ -47,6 +55,29 @@ extension HeartDatabase {
                 finished, closingCheckpoints: records.map(\.uuid), now: finishedAt, in: db)
             let saved = Set(result.saved)
             return finished.filter { saved.contains($0.uuid) }
+        }
+        try journal?.reset()
+        return recovered
+    }
+
+    /// Puts the newest journaled snapshot of each series into `open_series` unless the row there holds more
+    /// (a crash between a compaction's commit and the journal's reset leaves older snapshots behind).
+    static func absorb(_ journaled: [CheckpointRecord], in db: Database) throws {
+        var newest: [UUID: CheckpointRecord] = [:]
+        for record in journaled { newest[record.uuid] = record }
+        for record in newest.values {
+            if let row = try CheckpointRecord.filter(CheckpointRecord.Columns.uuid == StoreCoding.uuidBlob(record.uuid))
+                .fetchOne(db), try itemCount(row) > itemCount(record) {
+                continue
+            }
+            try record.replace(in: db)
+        }
+    }
+
+    private static func itemCount(_ record: CheckpointRecord) throws -> Int {
+        switch try record.sample() {
+        case .heartbeatSeries(let series): series.beats.count
+        case .quantity(let quantity): quantity.points.count
         }
     }
 

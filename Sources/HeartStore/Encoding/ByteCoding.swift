@@ -19,6 +19,12 @@ struct ByteWriter {
         var bits = value.bitPattern.littleEndian
         withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
     }
+
+    /// A varint length, then the bytes.
+    mutating func lengthPrefixed(_ data: some Collection<UInt8>) {
+        varint(UInt64(data.count))
+        bytes.append(contentsOf: data)
+    }
 }
 
 /// Reads a blob front to back; every read checks bounds and throws instead of trapping.
@@ -66,6 +72,24 @@ struct ByteReader {
         for i in 0..<8 { bits |= UInt64(bytes[index + i]) << UInt64(8 * i) }
         index += 8
         return Double(bitPattern: bits)
+    }
+
+    /// The next `count` bytes.
+    mutating func bytes(count: Int) throws(SeriesCodingError) -> [UInt8] {
+        guard count >= 0, remaining >= count else {
+            throw SeriesCodingError(.truncated, "\(count) bytes run past the end at byte \(index)")
+        }
+        defer { index += count }
+        return Array(bytes[index..<index + count])
+    }
+
+    /// A varint length, then that many bytes (`ByteWriter.lengthPrefixed`).
+    mutating func lengthPrefixed() throws(SeriesCodingError) -> [UInt8] {
+        let count = try varint()
+        guard count <= UInt64(remaining) else {
+            throw SeriesCodingError(.truncated, "a \(count)-byte field runs past the end at byte \(index)")
+        }
+        return try bytes(count: Int(count))
     }
 }
 

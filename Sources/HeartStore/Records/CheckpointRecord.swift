@@ -38,6 +38,18 @@ struct CheckpointRecord: Sendable, FetchableRecord, PersistableRecord {
         self.updatedAt = updatedAt
     }
 
+    init(uuid: UUID, kind: String, start: Date, end: Date, contents: [UInt8], metadata: Metadata,
+         device: DeviceInfo?, updatedAt: Date) {
+        self.uuid = uuid
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.contents = contents
+        self.metadata = metadata
+        self.device = device
+        self.updatedAt = updatedAt
+    }
+
     init(row: Row) throws {
         uuid = try StoreCoding.uuid(try row.decode(forColumn: Columns.uuid))
         kind = try row.decode(forColumn: Columns.kind)

@@ -1,5 +1,6 @@
 import Control
 import Foundation
+import HealthModel
 import HeartStore
 import Ingest
 import Logging
@@ -29,12 +30,12 @@ public struct Daemon: Sendable {
     @discardableResult
     public func run() async throws -> [DeviceStatus] {
         let notifier = try? SystemdNotifier(environment: environment)
-        let database = try openStore()
+        let (database, checkpoints) = try openStore()
         let hub = LiveEventHub(logger: logger)
         let stop = AsyncStream<Void>.makeStream()
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         let pipeline = IngestPipeline(settings: configuration.ingestSettings,
-                                      sink: StoreSink(database: database, logger: logger),
+                                      sink: StoreSink(database: database, checkpoints: checkpoints, logger: logger),
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
                                           if let probe, case .heartRate = event { probe.value() }
@@ -82,8 +83,8 @@ public struct Daemon: Sendable {
         return await pipeline.status()
     }
 
-    /// Opens the store and finishes what a crash left open, before capture resumes.
-    func openStore() throws -> HeartDatabase {
+    /// Opens the store, finishes what a crash left open, and opens the open-series journal, before capture resumes.
+    func openStore() throws -> (HeartDatabase, CheckpointWriter) {
         let database: HeartDatabase
         do {
             database = try HeartDatabase(path: configuration.store.path)
@@ -93,14 +94,24 @@ public struct Daemon: Sendable {
             ])
             throw error
         }
-        let recovered = try database.recoverCheckpoints(finishedAt: Date())
+        let recovered: [Sample]
+        let checkpoints: CheckpointWriter
+        do {
+            recovered = try database.recoverCheckpoints(finishedAt: Date())
+            checkpoints = try CheckpointWriter(database: database)
+        } catch {
+            logger.critical("cannot recover or journal open series", metadata: [
+                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+            ])
+            throw error
+        }
         if !recovered.isEmpty {
             logger.notice("recovered series left open by an unclean stop", metadata: [
                 "MESSAGE_ID": "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
                 "series": "\(recovered.map(\.uuid.uuidString).joined(separator: ","))",
             ])
         }
-        return database
+        return (database, checkpoints)
     }
 
     func makeSource(pipeline: IngestPipeline, gate: EventGate) async throws -> (any Source, any CaptureControl) {

@@ -8,15 +8,20 @@ import Logging
 /// samples the store refuses by rule (stale sync version, reused UUID) are logged, not retried.
 public struct StoreSink: SeriesSink {
     public let database: HeartDatabase
+    /// Where checkpoints go: the open-series journal (the daemon), or nil for SQLite transactions (batch imports,
+    /// whose checkpoints are minutes apart).
+    public let checkpoints: CheckpointWriter?
     public let logger: Logger
 
-    public init(database: HeartDatabase, logger: Logger) {
+    public init(database: HeartDatabase, checkpoints: CheckpointWriter? = nil, logger: Logger) {
         self.database = database
+        self.checkpoints = checkpoints
         self.logger = logger
     }
 
     public func save(_ samples: [Sample], closingCheckpoints: [UUID]) throws {
         let result = try database.save(samples, closingCheckpoints: closingCheckpoints)
+        checkpoints?.closed(closingCheckpoints)
         for skipped in result.skipped {
             logger.warning("sample not saved", metadata: [
                 "HEARTD_SERIES": "\(skipped.uuid)", "reason": "\(skipped.reason.rawValue)", "detail": "\(skipped.detail)",
@@ -25,7 +30,11 @@ public struct StoreSink: SeriesSink {
     }
 
     public func writeCheckpoints(_ open: [Sample]) throws {
-        try database.writeCheckpoints(open)
+        if let checkpoints {
+            try checkpoints.write(open)
+        } else {
+            try database.writeCheckpoints(open)
+        }
     }
 
     public func upsertDevice(_ device: DeviceInfo) throws {

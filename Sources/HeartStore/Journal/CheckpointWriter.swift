@@ -1,0 +1,90 @@
+import Foundation
+import HealthModel
+import Synchronization
+
+/// Writes the checkpoints of open series for a daemon: each call appends the changed series to the journal
+/// (`<database>-open`, one `write(2)`, no SQLite transaction); when the journal passes `compactionBytes`, the
+/// newest snapshot of every open series goes to `open_series` in one transaction and the journal starts over.
+/// `HeartDatabase.recoverCheckpoints` reads both. An in-memory database has no journal: every checkpoint is an
+/// SQLite write, as with `HeartDatabase.writeCheckpoints`.
+///
+/// Thread safety: calls are serialized by a lock (the pipeline makes them from one task anyway).
+public final class CheckpointWriter: Sendable {
+    /// The journal's size that triggers a compaction into the database: bounds the file and the recovery's work.
+    public static let defaultCompactionBytes = 1 << 20
+
+    private struct State: ~Copyable {
+        var journal: OpenSeriesJournal?
+        /// The newest snapshot of every open series, for compactions.
+        var newest: [UUID: CheckpointRecord] = [:]
+        var compactions = 0
+    }
+
+    public let database: HeartDatabase
+    public let compactionBytes: Int
+    private let state: Mutex<State>
+
+    /// Opens and locks the journal of `database` (none for an in-memory one). Call after
+    /// `recoverCheckpoints()`, which empties it.
+    public init(database: HeartDatabase, compactionBytes: Int = CheckpointWriter.defaultCompactionBytes) throws(StoreError) {
+        self.database = database
+        self.compactionBytes = compactionBytes
+        let journal = try database.journalPath.map { path throws(StoreError) in try OpenSeriesJournal(path: path) }
+        state = Mutex(State(journal: journal))
+    }
+
+    /// Journals snapshots of the open series that changed (upsert by UUID).
+    public func write(_ open: [Sample]) throws(StoreError) {
+        guard !open.isEmpty else { return }
+        let now = Date()
+        var records: [CheckpointRecord] = []
+        records.reserveCapacity(open.count)
+        for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
+        try state.withLock { state throws(StoreError) in
+            guard let journal = state.journal else {
+                try database.writeRecords(records)
+                return
+            }
+            for record in records { state.newest[record.uuid] = record }
+            if journal.length >= compactionBytes {
+                do {
+                    try compact(&state, journal: journal)
+                    return
+                } catch {
+                    // The database may be full where the journal still has room: keep journaling.
+                }
+            }
+            try journal.append(records)
+        }
+    }
+
+    /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);
+    /// their old snapshots in the journal are ignored by recovery (a UUID is saved once).
+    public func closed(_ uuids: [UUID]) {
+        state.withLock { state in
+            for uuid in uuids { state.newest[uuid] = nil }
+            state.journal?.forget(uuids)
+        }
+    }
+
+    /// How many times the journal was compacted into the database.
+    public var compactions: Int { state.withLock { $0.compactions } }
+
+    private func compact(_ state: inout State, journal: OpenSeriesJournal) throws(StoreError) {
+        try database.writeRecords(Array(state.newest.values))
+        try journal.reset()
+        state.compactions += 1
+    }
+}
+
+extension HeartDatabase {
+    /// The open-series journal beside the database file (nil in memory).
+    public var journalPath: String? { path.map { $0 + "-open" } }
+
+    func writeRecords(_ records: [CheckpointRecord]) throws(StoreError) {
+        guard !records.isEmpty else { return }
+        try write { db in
+            for record in records { try record.replace(in: db) }
+        }
+    }
+}
