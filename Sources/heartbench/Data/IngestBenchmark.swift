@@ -20,13 +20,17 @@ struct IngestBenchmark {
     }
 
     let settings: IngestSettings
+    /// Checkpoints through the open-series journal, as the daemon writes them (else one SQLite transaction each).
+    var journal = false
 
     /// Ingests `days` days (`secondsPerDay` each) of `recording` into `database`, finishing everything at the
     /// end. Each day is generated before its replay; only the replays and the final finish are timed.
     func run(into database: HeartDatabase, recording: inout SyntheticRecording, days: Int,
              secondsPerDay: Int = SyntheticRecording.secondsPerDay) async throws -> Result {
         let silent = Logger(label: "heartbench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let pipeline = IngestPipeline(settings: settings, sink: StoreSink(database: database, logger: silent), logger: silent)
+        let checkpoints = journal ? try CheckpointWriter(database: database) : nil
+        let pipeline = IngestPipeline(settings: settings, sink: StoreSink(database: database, checkpoints: checkpoints, logger: silent),
+                                      logger: silent)
         var dayTimes: [Double] = []
         for _ in 0..<days {
             let events = recording.nextDay(seconds: secondsPerDay)
