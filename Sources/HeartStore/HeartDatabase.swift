@@ -118,10 +118,10 @@ public final class HeartDatabase: Sendable {
         }
     }
 
-    /// Bytes on disk: the database file plus its write-ahead log (0 in memory).
+    /// Bytes on disk: the database file plus its write-ahead log and open-series journal (0 in memory).
     public func fileSize() -> Int64 {
         guard let path else { return 0 }
-        return [path, path + "-wal"].reduce(0) { total, file in
+        return [path, path + "-wal", path + "-open"].reduce(0) { total, file in
             let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber
             return total + (size?.int64Value ?? 0)
         }
