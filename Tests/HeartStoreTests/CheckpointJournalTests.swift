@@ -148,25 +148,61 @@ import Testing
 
     @Test func aSavedSeriesIsNotRecoveredFromItsOldSnapshots() throws {
         let dir = try TempDirectory()
-        let uuid = UUID()
+        let saved = UUID(), open = UUID()
         do {
             let db = try HeartDatabase(path: dir.databasePath)
             let writer = try CheckpointWriter(database: db)
-            try writer.write([Self.openSeries(uuid, beats: 10)])
-            guard case .heartbeatSeries(var finished) = Self.openSeries(uuid, beats: 12) else { return }
+            try writer.write([Self.openSeries(saved, beats: 10), Self.openSeries(open, beats: 5)])
+            guard case .heartbeatSeries(var finished) = Self.openSeries(saved, beats: 12) else { return }
             finished.metadata[MetadataKey.finishReason] = "idle"
-            try db.save([.heartbeatSeries(finished)], closingCheckpoints: [uuid])
-            writer.closed([uuid])
+            try db.save([.heartbeatSeries(finished)], closingCheckpoints: [saved])
+            writer.closed([saved])
+            // The process dies with `open` still open: the journal keeps both snapshots.
         }
         let db = try HeartDatabase(path: dir.databasePath)
-        #expect(try db.recoverCheckpoints().isEmpty)
-        guard case .heartbeatSeries(let stored) = try db.sample(uuid: uuid) else {
+        #expect(try db.recoverCheckpoints().map(\.uuid) == [open])
+        guard case .heartbeatSeries(let stored) = try db.sample(uuid: saved) else {
             Issue.record("the saved series is gone")
             return
         }
         #expect(stored.beats.count == 12)
         #expect(stored.metadata[MetadataKey.finishReason] == "idle")
+        #expect(stored.metadata[MetadataKey.recovered] == nil)
         #expect(try db.checkpoints().isEmpty)
+    }
+
+    @Test func closingTheLastOpenSeriesEmptiesTheJournal() throws {
+        let dir = try TempDirectory()
+        let db = try HeartDatabase(path: dir.databasePath)
+        let path = try #require(db.journalPath)
+        let writer = try CheckpointWriter(database: db)
+        let a = UUID(), b = UUID()
+        try writer.write([Self.openSeries(a, beats: 10), Self.openSeries(b, beats: 10)])
+        writer.closed([a])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count > OpenSeriesJournal.fileHeader.count)
+        writer.closed([b])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(OpenSeriesJournal.fileHeader))
+    }
+
+    @Test func aWriterOpenedWithoutRecoveryKeepsWhatTheJournalHeld() throws {
+        let dir = try TempDirectory()
+        let uuid = UUID()
+        do {
+            let db = try HeartDatabase(path: dir.databasePath)
+            try CheckpointWriter(database: db).write([Self.openSeries(uuid, beats: 20)])
+        }
+        let db = try HeartDatabase(path: dir.databasePath)
+        let writer = try CheckpointWriter(database: db, compactionBytes: 1)
+        // The next compaction writes only what this writer knows; the old snapshot must already be in the table.
+        try writer.write([Self.openSeries(UUID(), beats: 3)])
+        try writer.write([Self.openSeries(UUID(), beats: 3)])
+        #expect(writer.compactions > 0)
+        let stored = try db.checkpoints().first { $0.uuid == uuid }
+        guard case .heartbeatSeries(let series) = stored else {
+            Issue.record("the journaled series was dropped")
+            return
+        }
+        #expect(series.beats.count == 20)
     }
 
     @Test func oneJournalWriterPerStore() throws {

@@ -24,12 +24,17 @@ public final class CheckpointWriter: Sendable {
     public let compactionBytes: Int
     private let state: Mutex<State>
 
-    /// Opens and locks the journal of `database` (none for an in-memory one). Call after
-    /// `recoverCheckpoints()`, which empties it.
+    /// Opens and locks the journal of `database` (none for an in-memory one). The daemon calls it after
+    /// `recoverCheckpoints()`, which empties the journal; snapshots still in it are moved to `open_series` first,
+    /// so a compaction can never drop them.
     public init(database: HeartDatabase, compactionBytes: Int = CheckpointWriter.defaultCompactionBytes) throws(StoreError) {
         self.database = database
         self.compactionBytes = compactionBytes
         let journal = try database.journalPath.map { path throws(StoreError) in try OpenSeriesJournal(path: path) }
+        if let journal, case let leftovers = try journal.records().records, !leftovers.isEmpty {
+            try database.write { db in try HeartDatabase.absorb(leftovers, in: db) }
+            try journal.reset()
+        }
         state = Mutex(State(journal: journal))
     }
 
@@ -59,11 +64,16 @@ public final class CheckpointWriter: Sendable {
     }
 
     /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);
-    /// their old snapshots in the journal are ignored by recovery (a UUID is saved once).
+    /// their old snapshots in the journal are ignored by recovery (a UUID is saved once). When no journaled
+    /// series is left open the journal is emptied, so a clean stop leaves nothing for the next start to read.
     public func closed(_ uuids: [UUID]) {
         state.withLock { state in
             for uuid in uuids { state.newest[uuid] = nil }
             state.journal?.forget(uuids)
+            if state.newest.isEmpty, let journal = state.journal, journal.length > OpenSeriesJournal.fileHeader.count {
+                // Best effort: if it fails, recovery skips the saved series' snapshots anyway.
+                try? journal.reset()
+            }
         }
     }
 
