@@ -41,6 +41,8 @@ struct DaemonShutdownTests {
         let storedBeats = samples.filter { $0.typeIdentifier == Sample.heartbeatSeriesIdentifier }.reduce(0) { $0 + $1.count }
         #expect(storedBeats >= beatsBefore, "every beat counted before the signal is stored")
         #expect(try store.checkpoints().isEmpty, "no open series left for recovery")
+        let journal = try Data(contentsOf: URL(fileURLWithPath: daemon.db + "-open"))
+        #expect(journal.count < 64, "the open-series journal is emptied once nothing is open (\(journal.count) bytes)")
         #expect(try integrityCheck(daemon.db) == "ok")
     }
 
