@@ -5,6 +5,7 @@
 # reconnect, and device metadata equal to what the peripheral exposes.
 #   scripts/lab-test.sh                     # ~3-6 min the first time (VM image + static release build), then ~1.5 min
 #   scripts/lab-test.sh faults              # bluetoothd killed and restarted, then the sensor silent for 14 s (~2 min)
+#   scripts/lab-test.sh adapter             # the central's adapter powered off/on (D-Bus), then hci down/up (~2 min)
 #   LAB=/path/to/shared/lab scripts/lab-test.sh
 #   SUBSCRIBE=acquire-notify scripts/lab-test.sh
 set -euo pipefail
@@ -40,7 +41,10 @@ case "$SCENARIO" in
   faults)  # clock: scenario start; the daemon starts ~3 s later and streams from ~8 s
     SECONDS_UP=${DAEMON_SECONDS:-62}
     FAULTS="20:restart-bluetoothd=1;38:silent=14" ;;
-  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults)" >&2; exit 2 ;;
+  adapter)  # clock: scenario start; the central's adapter powered off and on over D-Bus, then taken down and up
+    SECONDS_UP=${DAEMON_SECONDS:-62}
+    FAULTS="20:power-off=hci0;26:power-on=hci0;38:hci-down=hci0;44:hci-up=hci0" ;;
+  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults, adapter)" >&2; exit 2 ;;
 esac
 set +e
 "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks the store heartd left in the lab against what the lab's peripheral sent and exposes.
 
-usage: check-store.py [--scenario disconnect|faults] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
+usage: check-store.py [--scenario disconnect|faults|adapter] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
   disconnect: the sensor drops the link once (scripts/lab-test.sh)
   faults:     bluetoothd is killed and restarted, later the sensor goes silent for 14 s (lab-test.sh faults)
+  adapter:    the central's adapter is powered off and on, later taken down and up (lab-test.sh adapter)
 Exit 0 when every check passes; prints one line per check.
 """
 import json
@@ -64,6 +65,17 @@ if scenario == "disconnect":
     check("disconnect" in reasons, f"a series finished by the disconnect (reasons: {sorted(reasons)})")
     # Each chain adds its anchor beat (the R-peak the first RR starts from), so beats = RRs + anchors.
     check(0.9 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} anchors) match RR sent ({rr_sent})")
+elif scenario == "adapter":
+    check(len(beat_series) >= 3, f"at least three heartbeat series (each adapter outage ends one): {len(beat_series)}")
+    # The reason is whichever signal comes first: Powered=false (adapter-powered-off), Connected=false
+    # (link-lost) or, with AcquireNotify, the notify socket's hang-up (notify-socket-closed).
+    reasons_logged = [line.split("reason=")[1].split()[0] for line in daemon_log.splitlines()
+                      if "device disconnected" in line and "reason=" in line]
+    check(len(reasons_logged) >= 2, f"the daemon ended the session at both outages: {reasons_logged}")
+    # Two outages of ~6 s each, plus reconnecting, out of ~55 s of values.
+    check(0.6 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} gap-flagged) vs RR sent ({rr_sent})")
+    check(any(s["end"] > beat_series[0]["end"] for s in beat_series[2:]) if len(beat_series) >= 3 else False,
+          "values were captured again after the second outage")
 else:
     check(len(beat_series) >= 2, "at least two heartbeat series (the bluetoothd restart drops the link)")
     check("disconnect" in reasons, f"a series finished by the link loss after the restart (reasons: {sorted(reasons)})")
