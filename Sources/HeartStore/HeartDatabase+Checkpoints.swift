@@ -39,11 +39,26 @@ extension HeartDatabase {
     /// UUID is stored). Saving and deleting happen in one transaction, then the journal is emptied. Returns the
     /// samples saved.
     public func recoverCheckpoints(finishedAt: Date = Date()) throws(StoreError) -> [Sample] {
+        try recoverOpenSeries(finishedAt: finishedAt).samples
+    }
+
+    /// What `recoverOpenSeries` did.
+    public struct Recovery: Sendable {
+        /// The samples saved from checkpoints.
+        public var samples: [Sample]
+        /// Bytes after the journal's last intact record, dropped: a snapshot write cut short by the crash (the
+        /// series' previous snapshot was used) or damage.
+        public var discardedJournalBytes: Int
+    }
+
+    /// `recoverCheckpoints`, also reporting what of the journal could not be read.
+    public func recoverOpenSeries(finishedAt: Date = Date()) throws(StoreError) -> Recovery {
         guard !isReadOnly else {
             throw StoreError(.readOnly, "the database \(path ?? ":memory:") is open read-only")
         }
         let journal = try journalPath.map { path throws(StoreError) in try OpenSeriesJournal(path: path) }
-        let journaled = try journal?.records().records ?? []
+        let read = try journal?.records()
+        let journaled = read?.records ?? []
         let recovered = try write { db in
             try Self.absorb(journaled, in: db)
             let records = try CheckpointRecord.order(CheckpointRecord.Columns.startDate).fetchAll(db)
@@ -57,7 +72,7 @@ extension HeartDatabase {
             return finished.filter { saved.contains($0.uuid) }
         }
         try journal?.reset()
-        return recovered
+        return Recovery(samples: recovered, discardedJournalBytes: read?.damagedBytes ?? 0)
     }
 
     /// Puts the newest journaled snapshot of each series into `open_series` unless the row there holds more

@@ -89,7 +89,7 @@ import Testing
         #expect(try Self.recoveredBeats(db, other)?.count == 5)
     }
 
-    @Test func aTornLastRecordIsIgnoredAndCutOff() throws {
+    @Test func aTornLastRecordIsIgnoredReportedAndCutOff() throws {
         let dir = try TempDirectory()
         let uuid = UUID()
         let path: String
@@ -104,14 +104,30 @@ import Testing
         let full = try Data(contentsOf: URL(fileURLWithPath: path))
         try full.prefix(full.count - 7).write(to: URL(fileURLWithPath: path))
         do {
-            // Opening it cuts the torn bytes off, so appends follow the intact record.
+            let db = try HeartDatabase(path: dir.databasePath)
+            let recovery = try db.recoverOpenSeries()
+            #expect(recovery.samples.map(\.uuid) == [uuid])
+            #expect(try Self.recoveredBeats(db, uuid)?.count == 10, "the snapshot before the torn one")
+            #expect(recovery.discardedJournalBytes > 0, "the torn bytes are reported")
+        }
+        // Torn again, then opened by a writer: it cuts the tail, so its appends follow the intact record and
+        // can be read back (after the torn bytes they could not).
+        let second = UUID()
+        try full.prefix(full.count - 7).write(to: URL(fileURLWithPath: path))
+        do {
             let journal = try OpenSeriesJournal(path: path)
-            #expect(try journal.records().records.map(\.uuid) == [uuid])
-            #expect(try journal.records().damagedTail == false, "the torn tail was cut off on opening")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(size == journal.length && size < full.count - 7, "the torn bytes are cut off on opening")
+        }
+        do {
+            let db = try HeartDatabase(path: dir.databasePath)
+            let writer = try CheckpointWriter(database: db)
+            try writer.write([Self.openSeries(second, beats: 30)])
         }
         let db = try HeartDatabase(path: dir.databasePath)
-        #expect(try db.recoverCheckpoints().map(\.uuid) == [uuid])
-        #expect(try Self.recoveredBeats(db, uuid)?.count == 10)
+        // `uuid` was saved by the first recovery: its old snapshot is not saved again.
+        #expect(try db.recoverCheckpoints().map(\.uuid) == [second])
+        #expect(try Self.recoveredBeats(db, second)?.count == 30)
     }
 
     @Test func damagedBytesStopTheScanButKeepWhatCameBefore() throws {

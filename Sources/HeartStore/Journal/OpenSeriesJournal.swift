@@ -20,6 +20,8 @@ final class OpenSeriesJournal {
     /// Bytes of intact records (plus the header): where the next record goes.
     private(set) var length: Int
     private var json = JournalJSONCache()
+    /// Bytes after the last intact record when the file was opened (a write cut short by a crash).
+    private var damagedOnOpen = 0
 
     /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records.
     init(path: String) throws(StoreError) {
@@ -38,6 +40,8 @@ final class OpenSeriesJournal {
         // Fully initialized: if this throws, deinit closes the descriptor.
         let scan = try Self.scan(fd: fd, path: path)
         length = scan.validLength
+        // A header cut short (a crash while emptying the file) is not lost data.
+        damagedOnOpen = scan.validLength > 0 ? scan.fileLength - scan.validLength : 0
         if scan.validLength == 0 {
             try reset()
         } else if scan.validLength < scan.fileLength {
@@ -47,10 +51,10 @@ final class OpenSeriesJournal {
 
     deinit { close(fd) }
 
-    /// The intact records, oldest first, and whether damaged bytes followed them.
-    func records() throws(StoreError) -> (records: [CheckpointRecord], damagedTail: Bool) {
+    /// The intact records, oldest first, and how many damaged bytes followed them (cut off when it was opened).
+    func records() throws(StoreError) -> (records: [CheckpointRecord], damagedBytes: Int) {
         let scan = try Self.scan(fd: fd, path: path)
-        return (scan.records, scan.validLength < scan.fileLength)
+        return (scan.records, damagedOnOpen + scan.fileLength - scan.validLength)
     }
 
     /// Appends snapshots in one `write(2)` at the end of the intact records. On failure the file is cut back to
@@ -86,6 +90,7 @@ final class OpenSeriesJournal {
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw Self.error("cannot write the header of", path) }
         length = header.count
+        damagedOnOpen = 0
     }
 
     private struct Scan {

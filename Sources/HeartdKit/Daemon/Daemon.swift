@@ -97,7 +97,13 @@ public struct Daemon: Sendable {
         let recovered: [Sample]
         let checkpoints: CheckpointWriter
         do {
-            recovered = try database.recoverCheckpoints(finishedAt: Date())
+            let recovery = try database.recoverOpenSeries(finishedAt: Date())
+            recovered = recovery.samples
+            if recovery.discardedJournalBytes > 0 {
+                logger.warning("the open-series journal ended in a damaged record; dropped it and used the snapshot before it", metadata: [
+                    "bytes": "\(recovery.discardedJournalBytes)", "path": "\(database.journalPath ?? "")",
+                ])
+            }
             checkpoints = try CheckpointWriter(database: database)
         } catch {
             logger.critical("cannot recover or journal open series", metadata: [
