@@ -13,6 +13,13 @@ import Testing
             metadata: ["k": "v"]))
     }
 
+    /// Writes each batch through a writer on the store in `dir`, then lets everything go as a crash would.
+    static func crash(afterWriting batches: [[Sample]], in dir: TempDirectory) throws {
+        let db = try HeartDatabase(path: dir.databasePath)
+        let writer = try CheckpointWriter(database: db)
+        for batch in batches { try writer.write(batch) }
+    }
+
     static func recoveredBeats(_ db: HeartDatabase, _ uuid: UUID) throws -> [Beat]? {
         guard case .heartbeatSeries(let series) = try db.sample(uuid: uuid) else { return nil }
         #expect(series.metadata[MetadataKey.recovered] == "true")
@@ -92,14 +99,8 @@ import Testing
     @Test func aTornLastRecordIsIgnoredReportedAndCutOff() throws {
         let dir = try TempDirectory()
         let uuid = UUID()
-        let path: String
-        do {
-            let db = try HeartDatabase(path: dir.databasePath)
-            path = try #require(db.journalPath)
-            let writer = try CheckpointWriter(database: db)
-            try writer.write([Self.openSeries(uuid, beats: 10)])
-            try writer.write([Self.openSeries(uuid, beats: 20)])
-        }
+        try Self.crash(afterWriting: [[Self.openSeries(uuid, beats: 10)], [Self.openSeries(uuid, beats: 20)]], in: dir)
+        let path = dir.databasePath + "-open"
         // A crash inside the second write: its record is cut short.
         let full = try Data(contentsOf: URL(fileURLWithPath: path))
         try full.prefix(full.count - 7).write(to: URL(fileURLWithPath: path))
@@ -119,11 +120,7 @@ import Testing
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
             #expect(size == journal.length && size < full.count - 7, "the torn bytes are cut off on opening")
         }
-        do {
-            let db = try HeartDatabase(path: dir.databasePath)
-            let writer = try CheckpointWriter(database: db)
-            try writer.write([Self.openSeries(second, beats: 30)])
-        }
+        try Self.crash(afterWriting: [[Self.openSeries(second, beats: 30)]], in: dir)
         let db = try HeartDatabase(path: dir.databasePath)
         // `uuid` was saved by the first recovery: its old snapshot is not saved again.
         #expect(try db.recoverCheckpoints().map(\.uuid) == [second])
@@ -133,13 +130,9 @@ import Testing
     @Test func damagedBytesStopTheScanButKeepWhatCameBefore() throws {
         let dir = try TempDirectory()
         let uuid = UUID()
+        try Self.crash(afterWriting: [[Self.openSeries(uuid, beats: 10)], [Self.openSeries(uuid, beats: 20)]], in: dir)
         let db = try HeartDatabase(path: dir.databasePath)
         let path = try #require(db.journalPath)
-        do {
-            let writer = try CheckpointWriter(database: db)
-            try writer.write([Self.openSeries(uuid, beats: 10)])
-            try writer.write([Self.openSeries(uuid, beats: 20)])
-        }
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count - 20] ^= 0xFF  // inside the second record's payload: its CRC no longer matches
         try Data(bytes).write(to: URL(fileURLWithPath: path))
