@@ -21,16 +21,18 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // C shim: Linux calls glibc hides behind _GNU_SOURCE or macros (recvmmsg, SO_TIMESTAMPNS, CMSG_*, timerfd).
         .target(name: "CLinux"),
+        // Swift over the C shim and Glibc: errno text, AF_UNIX addresses, the monotonic and CPU clocks.
+        .target(name: "Posix"),
         // D-Bus binding: connection on one serial queue, messages, typed values, errors.
         .target(name: "DBus", dependencies: [
-            "CDBus", "CLinux",
+            "CDBus", "CLinux", "Posix",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
-        .target(name: "Timers", dependencies: ["CLinux"]),
+        .target(name: "Timers", dependencies: ["CLinux", "Posix"]),
         // BlueZ client: mirrored ObjectManager state, handles, sessions per device.
         .target(name: "BlueZ", dependencies: [
-            "CLinux", "DBus", "HeartRate", "HealthModel", "Timers",
+            "CLinux", "DBus", "HeartRate", "HealthModel", "Posix", "Timers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure decoders for GATT characteristics (no I/O).
@@ -39,27 +41,29 @@ let package = Package(
         .target(name: "HealthModel"),
         // SQLite store (GRDB): migrations, records, compact series encodings, queries.
         .target(name: "HeartStore", dependencies: [
-            "HealthModel",
+            "HealthModel", "Posix",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Ingest pipeline: sources → device sessions → builders → store.
         .target(name: "Ingest", dependencies: [
-            "HeartRate", "HealthModel", "HeartStore",
+            "HeartRate", "HealthModel", "HeartStore", "Posix",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Control protocol (JSON lines) and the Unix socket server/client.
         .target(name: "Control", dependencies: [
+            "Posix",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // sd_notify and a journald LogHandler, without libsystemd.
         .target(name: "Systemd", dependencies: [
+            "Posix",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The daemon's parts: configuration, services, replay, simulator, control handlers.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd", "Timers",
+            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Posix", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -80,13 +84,13 @@ let package = Package(
         .target(name: "TestBus", path: "Tests/TestBus"),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "TestBus"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "Posix", "TestBus"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),

@@ -1,11 +1,9 @@
 internal import CLinux
 import DBus
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
+import Synchronization
 
 /// One value read from an `AcquireNotify` socket, with the time the kernel queued it.
 struct NotifyDatagram: Sendable {
@@ -20,11 +18,13 @@ struct NotifyDatagram: Sendable {
 /// manager thread, then a worker). On a busy socket the thread pauses between reads (`ReadBatching`) and takes
 /// what gathered in one call; each datagram keeps its own kernel timestamp (`SO_TIMESTAMPNS`), so batching
 /// does not move arrival times.
-final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` behind `lock`; `fd` immutable
+final class AcquiredNotifyReader: Sendable {
     private let fd: Int32
-    private let lock = NSLock()
-    private var closing = false
-    private var closed = false
+    private struct Closing {
+        var closing = false
+        var closed = false
+    }
+    private let state = Mutex(Closing())
 
     /// Datagrams taken per `recvmmsg` call.
     static let batchLimit = 32
@@ -54,7 +54,7 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
                 let (count, ended) = batch.dataBeforeEndOfStream(fd, received: n)
                 if count > 0 { onValues(batch.datagrams(count, stamped: stamped)) }
                 if ended { break }  // the peer closed (or our shutdown)
-                let wake = DBusConnection.monotonicNanoseconds()
+                let wake = MonotonicClock.nanoseconds()
                 if n < Self.batchLimit, batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: 0) {
                     var none = pollfd(fd: -1, events: 0, revents: 0)  // a sleep; close() waits at most one interval
                     _ = poll(&none, 1, batching.pauseMilliseconds)
@@ -62,10 +62,10 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
                 lastWake = wake
             }
             // Close under the lock so close() never shuts down a reused descriptor number.
-            let ours = lock.withLock { () -> Bool in
-                closed = true
+            let ours = state.withLock { c -> Bool in
+                c.closed = true
                 _ = Glibc.close(fd)
-                return closing
+                return c.closing
             }
             if !ours { onClosed() }
         }
@@ -81,9 +81,9 @@ final class AcquiredNotifyReader: @unchecked Sendable {  // `closing`, `closed` 
 
     /// Stops reading and closes the socket (BlueZ then ends the notify session).
     func close() {
-        lock.withLock {
-            closing = true
-            if !closed { _ = shutdown(fd, Int32(SHUT_RDWR)) }  // wakes the blocked recvmmsg with EOF
+        state.withLock { c in
+            c.closing = true
+            if !c.closed { _ = shutdown(fd, Int32(SHUT_RDWR)) }  // wakes the blocked recvmmsg with EOF
         }
     }
 }

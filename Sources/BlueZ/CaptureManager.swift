@@ -1,6 +1,7 @@
 import DBus
 import Dispatch
 import Foundation
+import Posix
 import Logging
 
 /// Owns the mirror of BlueZ's objects for one connection and decides which device sessions run.

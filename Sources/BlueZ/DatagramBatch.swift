@@ -1,10 +1,7 @@
 internal import CLinux
 import Foundation
-#if canImport(Glibc)
+import Posix
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Buffers for reading up to `count` datagrams with one `recvmmsg`, each with its `SCM_TIMESTAMPNS`.
 /// Allocated once per reader and reused; owned by the reader thread.

@@ -1,6 +1,7 @@
 import DBus
 import Dispatch
 import Foundation
+import Posix
 import HealthModel
 import Logging
 

@@ -1,52 +1,53 @@
 import Foundation
+import Posix
+import Synchronization
 
 /// Live counters of one device, written by the fast path (D-Bus queue, fd reader) and the session.
-final class DeviceStats: @unchecked Sendable {  // every field behind `lock`
-    private let lock = NSLock()
-    private var s: DeviceCaptureStatus
-    private var silencePushedAt = -Double.infinity
+final class DeviceStats: Sendable {
+    private struct State {
+        var s: DeviceCaptureStatus
+        var silencePushedAt = -Double.infinity
+    }
+    private let state: Mutex<State>
 
     init(address: String, adapter: String) {
-        s = DeviceCaptureStatus(address: address, adapter: adapter, state: .waiting, subscribeMode: nil,
+        state = Mutex(State(s: DeviceCaptureStatus(address: address, adapter: adapter, state: .waiting, subscribeMode: nil,
                                 notifications: 0, malformed: 0, reconnects: 0, silentStopRecoveries: 0,
-                                lastNotificationMonotonic: nil, batteryPercent: nil, lastError: nil)
+                                lastNotificationMonotonic: nil, batteryPercent: nil, lastError: nil)))
     }
 
     func update(_ body: (inout DeviceCaptureStatus) -> Void) {
-        lock.lock(); defer { lock.unlock() }
-        body(&s)
+        state.withLock { body(&$0.s) }
     }
 
-    var snapshot: DeviceCaptureStatus {
-        lock.lock(); defer { lock.unlock() }
-        return s
-    }
+    var snapshot: DeviceCaptureStatus { state.withLock { $0.s } }
 
     /// Counts one notification (hot path: one lock, a few stores). Returns whether to push the silent-stop
     /// deadline back: at most every half second, which keeps it far ahead of a multi-second timeout while
     /// sparing the timer's lock at high rates.
     func notified(at mono: Double) -> Bool {
-        lock.lock()
-        s.notifications += 1
-        s.lastNotificationMonotonic = mono
-        let push = mono - silencePushedAt >= 0.5 || mono < silencePushedAt
-        if push { silencePushedAt = mono }
-        lock.unlock()
-        return push
+        state.withLock { st in
+            st.s.notifications += 1
+            st.s.lastNotificationMonotonic = mono
+            let push = mono - st.silencePushedAt >= 0.5 || mono < st.silencePushedAt
+            if push { st.silencePushedAt = mono }
+            return push
+        }
     }
 
     /// Counts one dropped value; returns the new count (callers log the 1st and every 100th).
     @discardableResult
     func malformed() -> Int {
-        lock.lock(); defer { lock.unlock() }
-        s.malformed += 1
-        return s.malformed
+        state.withLock { st in
+            st.s.malformed += 1
+            return st.s.malformed
+        }
     }
 }
 
 /// Routes GATT values straight from the D-Bus queue (or an fd reader) to the event stream, without
 /// a task hop per value: a lock-protected table of subscribed characteristic paths.
-final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lock`; `emit` is Sendable
+final class NotifyRouter: Sendable {
     enum Kind: Sendable { case heartRate, battery }
     struct Route: Sendable {
         let address: String
@@ -63,32 +64,35 @@ final class NotifyRouter: @unchecked Sendable {  // `routes`, `owner` behind `lo
         let timeout: Double
     }
 
-    private let lock = NSLock()
-    private var routes: [String: Route] = [:]
+    private struct Table {
+        var routes: [String: Route] = [:]
+        /// The current unique name of org.bluez.
+        var owner: String?
+    }
+    private let table = Mutex(Table())
     /// Where every event goes (the stream's continuation, or the caller's handler).
     let emit: @Sendable (CaptureEvent) -> Void
 
     init(emit: @escaping @Sendable (CaptureEvent) -> Void) { self.emit = emit }
 
     func add(path: String, _ route: Route) {
-        lock.lock(); routes[path] = route; lock.unlock()
+        table.withLock { $0.routes[path] = route }
     }
 
     func remove(path: String) {
-        lock.lock(); routes[path] = nil; lock.unlock()
+        table.withLock { $0.routes[path] = nil }
     }
-
-    private var owner: String?
 
     /// The current unique name of org.bluez: values from anyone else are ignored.
     func setOwner(_ name: String?) {
-        lock.lock(); owner = name; lock.unlock()
+        table.withLock { $0.owner = name }
     }
 
     func route(for path: String, sender: String?) -> Route? {
-        lock.lock(); defer { lock.unlock() }
-        guard let r = routes[path], sender == owner else { return nil }
-        return r
+        table.withLock { t in
+            guard let r = t.routes[path], sender == t.owner else { return nil }
+            return r
+        }
     }
 
     /// A value for a routed characteristic from a signal: it arrived now.

@@ -1,45 +1,40 @@
-import Foundation
+import Synchronization
 
-/// Shared, lock-protected registry behind `BlueZCapture.status()`.
-final class StatusBoard: @unchecked Sendable {  // fields behind `lock`
-    private let lock = NSLock()
-    private var stats: [String: DeviceStats] = [:]  // device path → stats (kept after the session ends)
-    private var restarts = 0
-    private var bluezUp = false
-    private var repairs = 0
-    private var inferred = 0
+/// Shared registry behind `BlueZCapture.status()`.
+final class StatusBoard: Sendable {
+    private struct Board {
+        var stats: [String: DeviceStats] = [:]  // device path → stats (kept after the session ends)
+        var restarts = 0
+        var bluezUp = false
+        var repairs = 0
+        var inferred = 0
+    }
+    private let board = Mutex(Board())
 
     func stats(devicePath: String, address: String, adapter: String) -> DeviceStats {
-        lock.lock(); defer { lock.unlock() }
-        if let s = stats[devicePath] { return s }
-        let s = DeviceStats(address: address, adapter: adapter)
-        stats[devicePath] = s
-        return s
+        board.withLock { b in
+            if let s = b.stats[devicePath] { return s }
+            let s = DeviceStats(address: address, adapter: adapter)
+            b.stats[devicePath] = s
+            return s
+        }
     }
 
     func bluez(available: Bool, restarted: Bool = false) {
-        lock.lock(); defer { lock.unlock() }
-        bluezUp = available
-        if restarted { restarts += 1 }
+        board.withLock { b in
+            b.bluezUp = available
+            if restarted { b.restarts += 1 }
+        }
     }
 
-    func connectedInferred() {
-        lock.lock(); defer { lock.unlock() }
-        inferred += 1
-    }
+    func connectedInferred() { board.withLock { $0.inferred += 1 } }
 
-    func mirrorRepaired() {
-        lock.lock(); defer { lock.unlock() }
-        repairs += 1
-    }
+    func mirrorRepaired() { board.withLock { $0.repairs += 1 } }
 
     var snapshot: CaptureStatus {
-        lock.lock()
-        let all = stats.values
-        let status = (bluezUp, restarts, repairs, inferred)
-        lock.unlock()
-        return CaptureStatus(bluezAvailable: status.0, bluetoothdRestarts: status.1, mirrorRepairs: status.2,
-                             connectedInferred: status.3,
-                             devices: all.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
+        let b = board.withLock { $0 }
+        return CaptureStatus(bluezAvailable: b.bluezUp, bluetoothdRestarts: b.restarts, mirrorRepairs: b.repairs,
+                             connectedInferred: b.inferred,
+                             devices: b.stats.values.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
     }
 }

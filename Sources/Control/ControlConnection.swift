@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 import Dispatch
 
 /// One connected client of a ``ControlServer``.
@@ -80,7 +77,7 @@ final class ControlConnection: @unchecked Sendable {
             } else {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                close(reason: "read failed: \(errnoDescription())")
+                close(reason: "read failed: \(errnoText())")
                 return
             }
         }
@@ -225,7 +222,7 @@ final class ControlConnection: @unchecked Sendable {
                 }
                 return
             } else {
-                close(reason: "write failed: \(errnoDescription())")
+                close(reason: "write failed: \(errnoText())")
                 return
             }
         }

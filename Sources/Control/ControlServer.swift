@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 import Dispatch
 import Logging
 
@@ -104,7 +101,7 @@ public final class ControlServer: @unchecked Sendable {
             if fd < 0 {
                 if errno == EINTR { continue }
                 if errno != EAGAIN && errno != EWOULDBLOCK {
-                    logger.warning("accept failed", metadata: ["error": "\(errnoDescription())"])
+                    logger.warning("accept failed", metadata: ["error": "\(errnoText())"])
                 }
                 return
             }
@@ -149,17 +146,17 @@ public final class ControlServer: @unchecked Sendable {
         let fd = try UnixSocket.makeStream()
         do throws(ControlSocketError) {
             let bound = try UnixSocket.withAddress(path) { bind(fd, $0, $1) }
-            guard bound == 0 else { throw ControlSocketError(.systemCall, "bind \(path): \(errnoDescription())") }
+            guard bound == 0 else { throw ControlSocketError(.systemCall, "bind \(path): \(errnoText())") }
             guard chmod(path, mode_t(configuration.mode)) == 0 else {
-                throw ControlSocketError(.systemCall, "chmod \(path): \(errnoDescription())")
+                throw ControlSocketError(.systemCall, "chmod \(path): \(errnoText())")
             }
             // Skip chown when bind already gave the right group (the usual case under the unit, whose
             // SystemCallFilter=~@privileged refuses chown even for a no-op).
             var info = stat()
             if let group, stat(path, &info) == 0, info.st_gid != group.gid, chown(path, uid_t.max, group.gid) != 0 {
-                throw ControlSocketError(.systemCall, "chown \(path) to group \(group.name): \(errnoDescription())")
+                throw ControlSocketError(.systemCall, "chown \(path) to group \(group.name): \(errnoText())")
             }
-            guard listen(fd, 64) == 0 else { throw ControlSocketError(.systemCall, "listen: \(errnoDescription())") }
+            guard listen(fd, 64) == 0 else { throw ControlSocketError(.systemCall, "listen: \(errnoText())") }
             UnixSocket.setNonBlocking(fd)
             return fd
         } catch {

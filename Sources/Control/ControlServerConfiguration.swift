@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Settings of a ``ControlServer``.
 public struct ControlServerConfiguration: Sendable, Hashable {

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
 /// A connected Unix stream socket with blocking, timeout-bounded line I/O.
 ///
@@ -17,7 +14,7 @@ final class LineSocket {
         let fd = try UnixSocket.makeStream()
         if let code = try UnixSocket.connect(fd, to: path) {
             Glibc.close(fd)
-            throw ControlSocketError(.connectFailed, "connect \(path): \(errnoDescription(code))")
+            throw ControlSocketError(.connectFailed, "connect \(path): \(errnoText(code))")
         }
         self.fd = fd
         self.buffer = LineBuffer(maxLineBytes: maxLineBytes)
@@ -34,7 +31,7 @@ final class LineSocket {
             if sent < 0 {
                 if errno == EINTR { continue }
                 let code: ControlSocketError.Code = (errno == EPIPE || errno == ECONNRESET) ? .closed : .systemCall
-                throw ControlSocketError(code, "send: \(errnoDescription())")
+                throw ControlSocketError(code, "send: \(errnoText())")
             }
             offset += sent
         }
@@ -60,14 +57,14 @@ final class LineSocket {
             let ready = poll(&poller, 1, waitMilliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw ControlSocketError(.systemCall, "poll: \(errnoDescription())")
+                throw ControlSocketError(.systemCall, "poll: \(errnoText())")
             }
             if ready == 0 { continue }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { throw ControlSocketError(.closed, "server closed the connection") }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw ControlSocketError(errno == ECONNRESET ? .closed : .systemCall, "recv: \(errnoDescription())")
+                throw ControlSocketError(errno == ECONNRESET ? .closed : .systemCall, "recv: \(errnoText())")
             }
             buffer.append(chunk.prefix(count))
         }

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
 /// Who is on the other end of a Unix socket, from the kernel (`SO_PEERCRED`), plus the peer's
 /// supplementary groups.
@@ -34,7 +31,7 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
         var raw: (Int32, UInt32, UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &raw, &length) == 0 else {
-            throw ControlSocketError(.systemCall, "getsockopt(SO_PEERCRED): \(errnoDescription())")
+            throw ControlSocketError(.systemCall, "getsockopt(SO_PEERCRED): \(errnoText())")
         }
         var credentials = PeerCredentials(pid: raw.0, uid: raw.1, gid: raw.2)
         credentials.groups = peerGroups(fd) ?? UserDatabase.groups(ofUID: raw.1, primaryGID: raw.2)
@@ -94,6 +91,3 @@ public enum UserDatabase {
     }
 }
 
-func errnoDescription(_ code: Int32 = errno) -> String {
-    "\(String(cString: strerror(code))) (errno \(code))"
-}

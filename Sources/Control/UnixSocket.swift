@@ -1,30 +1,21 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
 /// Small helpers around `AF_UNIX` stream sockets.
 enum UnixSocket {
     /// Calls `body` with a `sockaddr_un` for `path`.
     static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(ControlSocketError) -> R {
-        let bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count <= 107, !bytes.contains(0) else {
-            throw ControlSocketError(.invalidPath, "socket path must be 1…107 bytes: '\(path)'")
-        }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count + 1)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        do {
+            return try UnixSocketAddress(path, allowAbstract: false).withSockaddr(body)
+        } catch {
+            throw ControlSocketError(.invalidPath, "socket path must be 1…107 bytes: '\(path)' (\(error))")
         }
     }
 
     /// A new close-on-exec stream socket.
     static func makeStream() throws(ControlSocketError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlSocketError(.systemCall, "socket: \(errnoDescription())") }
+        guard fd >= 0 else { throw ControlSocketError(.systemCall, "socket: \(errnoText())") }
         return fd
     }
 
@@ -56,7 +47,7 @@ enum UnixSocket {
         while !components.isEmpty {
             current += "/" + components.removeFirst()
             if mkdir(current, 0o755) != 0, errno != EEXIST {
-                throw ControlSocketError(.systemCall, "mkdir \(current): \(errnoDescription())")
+                throw ControlSocketError(.systemCall, "mkdir \(current): \(errnoText())")
             }
         }
     }

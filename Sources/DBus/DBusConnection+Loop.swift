@@ -2,11 +2,8 @@ internal import CDBus
 internal import CLinux
 import Dispatch
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
 /// Wires libdbus into Dispatch. Everything here runs on `queue`.
 extension DBusConnection {
@@ -65,7 +62,7 @@ extension DBusConnection {
                     break
                 }
                 if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { break }
-                let wake = Self.monotonicNanoseconds()
+                let wake = MonotonicClock.nanoseconds()
                 let alive = queue.sync { () -> Bool in
                     guard raw != nil else { return false }
                     readAndDispatch(fd: fd)
@@ -85,13 +82,6 @@ extension DBusConnection {
         }
         thread.name = "heartd.dbus-reader"
         thread.start()
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds (the readers' batching clock).
-    public static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
     private func readAndDispatch(fd: Int32) {
@@ -144,10 +134,10 @@ extension DBusConnection {
         dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
         self.raw = nil
         dbus_connection_unref(raw)
-        let (subs, waiters) = lock.withLock { () -> ([SignalSubscriber], [CheckedContinuation<Void, Never>]) in
-            connected = false
-            defer { subscriptions = [:]; disconnectWaiters = [] }
-            return (Array(subscriptions.values), disconnectWaiters)
+        let (subs, waiters) = shared.withLock { s -> ([SignalSubscriber], [CheckedContinuation<Void, Never>]) in
+            s.connected = false
+            defer { s.subscriptions = [:]; s.disconnectWaiters = [] }
+            return (Array(s.subscriptions.values), s.disconnectWaiters)
         }
         logger.debug("dbus connection ended", metadata: ["reason": .string(reason)])
         for s in subs { s.finish() }
@@ -157,7 +147,7 @@ extension DBusConnection {
     /// The filter: every incoming message passes here once.
     func handleIncoming(_ msg: OpaquePointer) -> DBusHandlerResult {
         guard dbus_message_get_type(msg) == CDBUS_MESSAGE_TYPE_SIGNAL else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-        if let tap = lock.withLock({ propertyTap }), tap.consume(msg) { return DBUS_HANDLER_RESULT_HANDLED }
+        if let tap = shared.withLock({ $0.propertyTap }), tap.consume(msg) { return DBUS_HANDLER_RESULT_HANDLED }
         guard let pathP = dbus_message_get_path(msg),
               let ifaceP = dbus_message_get_interface(msg),
               let memberP = dbus_message_get_member(msg) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
@@ -170,7 +160,7 @@ extension DBusConnection {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         let sender = dbus_message_get_sender(msg).map { String(cString: $0) }
-        let subs = lock.withLock { subscriberList }
+        let subs = shared.withLock { $0.subscriberList }
         var arguments: [DBusValue]? = nil
         for sub in subs {
             var hit = false

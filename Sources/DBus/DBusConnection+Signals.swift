@@ -32,12 +32,12 @@ extension DBusConnection {
     /// Installs (or, with nil, removes) the short cut for frequent single-property byte-array changes
     /// (see `PropertyValueTap`). One per connection.
     public func setPropertyValueTap(_ tap: PropertyValueTap?) {
-        lock.withLock { propertyTap = tap }
+        shared.withLock { $0.propertyTap = tap }
     }
 
     /// Removes a handler or stream; a stream is finished.
     public func removeSignalHandler(_ token: SignalSubscriptionToken) {
-        let sub = lock.withLock { subscriptions.removeValue(forKey: token.id) }
+        let sub = shared.withLock { $0.subscriptions.removeValue(forKey: token.id) }
         sub?.finish()
     }
 
@@ -52,17 +52,17 @@ extension DBusConnection {
                                               finish: { continuation.finish() }))
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = lock.withLock { subscriptions.removeValue(forKey: token.id) }
+            _ = shared.withLock { $0.subscriptions.removeValue(forKey: token.id) }
         }
         return stream
     }
 
     private func register(_ sub: SignalSubscriber) -> SignalSubscriptionToken {
-        let (id, alive) = lock.withLock { () -> (UInt64, Bool) in
-            let id = nextSubscriptionID
-            nextSubscriptionID += 1
-            if connected { subscriptions[id] = sub }
-            return (id, connected)
+        let (id, alive) = shared.withLock { s -> (UInt64, Bool) in
+            let id = s.nextSubscriptionID
+            s.nextSubscriptionID += 1
+            if s.connected { s.subscriptions[id] = sub }
+            return (id, s.connected)
         }
         if !alive { sub.finish() }
         return SignalSubscriptionToken(id: id)
@@ -72,13 +72,6 @@ extension DBusConnection {
     public func addMatch(_ rule: MatchRule) async throws {
         _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                            interface: "org.freedesktop.DBus", member: "AddMatch",
-                           arguments: [.string(rule.description)])
-    }
-
-    /// Undoes one `addMatch` of the same rule.
-    public func removeMatch(_ rule: MatchRule) async throws {
-        _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                           interface: "org.freedesktop.DBus", member: "RemoveMatch",
                            arguments: [.string(rule.description)])
     }
 

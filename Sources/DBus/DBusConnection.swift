@@ -13,7 +13,7 @@ import Synchronization
 /// Call `close()` when done; the read source keeps the connection alive until then.
 public final class DBusConnection: @unchecked Sendable {
     // @unchecked: `raw` and the Dispatch sources are only touched on `queue`; the mutable state read
-    // from other threads (`subscriptions`, `state`) is behind `lock`.
+    // from other threads is in `shared`.
     let queue: DispatchQueue
     let logger: Logger
     /// Only valid on `queue` while not closed.
@@ -24,16 +24,19 @@ public final class DBusConnection: @unchecked Sendable {
     var readingInline = false
     var drainScheduled = false
 
-    let lock = PthreadLock()
-    var subscriptions: [UInt64: SignalSubscriber] = [:] {  // lock
-        didSet { subscriberList = Array(subscriptions.values) }
+    /// What other threads than `queue`'s read and write: subscriptions, the tap, the connected flag.
+    struct Shared {
+        var subscriptions: [UInt64: SignalSubscriber] = [:] {
+            didSet { subscriberList = Array(subscriptions.values) }
+        }
+        /// `subscriptions.values`, rebuilt on change so the per-message path copies nothing.
+        var subscriberList: [SignalSubscriber] = []
+        var nextSubscriptionID: UInt64 = 1
+        var connected = true
+        var propertyTap: PropertyValueTap?
+        var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
     }
-    /// `subscriptions.values`, rebuilt on change so the per-message path copies nothing.
-    var subscriberList: [SignalSubscriber] = []  // lock
-    var nextSubscriptionID: UInt64 = 1  // lock
-    var connected = true  // lock
-    var propertyTap: PropertyValueTap?  // lock
-    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []  // lock
+    let shared = Mutex(Shared())
 
     /// This connection's unique bus name (e.g. `:1.42`).
     public let uniqueName: String
@@ -116,14 +119,14 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// False once the connection was lost or closed.
-    public var isConnected: Bool { lock.withLock { connected } }
+    public var isConnected: Bool { shared.withLock { $0.connected } }
 
     /// Returns when the connection is lost or closed.
     public func waitUntilDisconnected() async {
         await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
-            let resumeNow = lock.withLock { () -> Bool in
-                if !connected { return true }
-                disconnectWaiters.append(cont)
+            let resumeNow = shared.withLock { s -> Bool in
+                if !s.connected { return true }
+                s.disconnectWaiters.append(cont)
                 return false
             }
             if resumeNow { cont.resume() }
@@ -158,15 +161,6 @@ public final class DBusConnection: @unchecked Sendable {
                 state.box?.cancel()
             }
         }
-    }
-
-    /// Sends a method call without waiting for (or wanting) a reply.
-    public func callNoReply(destination: String, path: String, interface: String, member: String,
-                            arguments: [DBusValue] = []) throws {
-        let message = try Self.makeMethodCall(destination: destination, path: path, interface: interface,
-                                              member: member, arguments: arguments)
-        dbus_message_set_no_reply(message.raw, 1)
-        queue.async { self.sendNow(message) }
     }
 
     /// Emits a signal from this connection.

@@ -1,9 +1,5 @@
 internal import CDBus
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A short cut for the one signal a capture daemon receives at notification rate:
 /// `org.freedesktop.DBus.Properties.PropertiesChanged(interface, {property: <ay>}, [])`.

@@ -1,10 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Synchronization
 
 /// A file descriptor received in (or to be sent with) a D-Bus message, closed on deinit.
 ///
@@ -43,13 +38,12 @@ public final class UnixFileDescriptor: Sendable, Hashable, CustomStringConvertib
 }
 
 /// One-shot ownership flag shared between `take()` and deinit.
-private final class FDState: @unchecked Sendable {  // guarded by `lock`
-    private var owned = true
-    private let lock = PthreadLock()
+private final class FDState: Sendable {
+    private let owned = Mutex(true)
     func release() -> Bool {
-        lock.withLock {
-            defer { owned = false }
-            return owned
+        owned.withLock { o in
+            defer { o = false }
+            return o
         }
     }
 }

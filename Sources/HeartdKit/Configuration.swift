@@ -123,14 +123,8 @@ extension HeartdConfiguration {
         return configuration
     }
 
-    /// Applies command-line overrides ("section.key" → value). Values are read as TOML values
-    /// first (`60`, `true`, `["hci0"]`, `"text"`); when that fails, as a bare string, and for
-    /// array settings as a comma-separated list.
-    public mutating func applyOverrides(_ overrides: [String: String]) throws(ConfigurationError) {
-        try applyOverrideValues(overrides)
-        try validateRelations(lines: [:], source: "override")
-    }
-
+    /// Applies command-line overrides ("section.key" → value). Values are read as TOML values first (`60`, `true`,
+    /// `["hci0"]`, `"text"`); when that fails, as a bare string, and for array settings as a comma-separated list.
     mutating func applyOverrideValues(_ overrides: [String: String]) throws(ConfigurationError) {
         for name in overrides.keys.sorted() {
             guard let raw = overrides[name] else { continue }

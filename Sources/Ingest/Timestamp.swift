@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Posix
 
 /// When something happened, on two clocks: the wall clock (UTC, what samples are dated with) and a monotonic
 /// clock in seconds (what intervals inside a series are measured with, so a wall-clock change does not corrupt
@@ -26,9 +22,7 @@ public struct Timestamp: Sendable, Hashable, Codable {
 
     /// The current wall clock and CLOCK_MONOTONIC.
     public static func now() -> Timestamp {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Timestamp(wall: Date(), monotonic: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
+        Timestamp(wall: Date(), monotonic: MonotonicClock.now())
     }
 
     /// This timestamp moved forward by `seconds` on both clocks.

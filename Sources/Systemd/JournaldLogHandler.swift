@@ -1,9 +1,6 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Logging
+import Posix
 
 /// A swift-log `LogHandler` that writes structured entries to journald over its native protocol
 /// (`/run/systemd/journal/socket`), without libsystemd.
@@ -44,7 +41,7 @@ public struct JournaldLogHandler: LogHandler {
     ) throws(SystemdError) {
         self.label = label
         self.identifier = identifier
-        self.sender = try UnixDatagramSender(address: UnixSocketAddress(socketPath))
+        self.sender = try UnixDatagramSender(address: UnixSocketAddress.checked(socketPath))
         self.metadataProvider = metadataProvider
     }
 

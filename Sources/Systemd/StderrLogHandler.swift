@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Logging
 
 /// A swift-log `LogHandler` writing one line per event to stderr, prefixed with the sd-daemon

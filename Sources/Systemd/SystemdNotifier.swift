@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
 /// Talks to the service manager with the `sd_notify(3)` datagram protocol, without libsystemd.
 ///
@@ -28,7 +25,7 @@ public struct SystemdNotifier: Sendable {
     /// Throws only when `$NOTIFY_SOCKET` is set but unusable.
     public init(environment: [String: String] = ProcessEnvironment.current(), pid: Int32 = getpid()) throws(SystemdError) {
         if let path = environment["NOTIFY_SOCKET"], !path.isEmpty {
-            sender = try UnixDatagramSender(address: UnixSocketAddress(path))
+            sender = try UnixDatagramSender(address: UnixSocketAddress.checked(path))
         } else {
             sender = nil
         }
@@ -92,19 +89,5 @@ public enum ProcessEnvironment {
             pointer += 1
         }
         return result
-    }
-}
-
-extension SystemdNotifier {
-    /// Pings `WATCHDOG=1` at half the watchdog interval until the task is cancelled, skipping a
-    /// ping whenever `isHealthy` returns false (so systemd restarts a wedged daemon).
-    /// Returns at once when no watchdog is configured.
-    public func runWatchdog(isHealthy: @Sendable () async -> Bool = { true }) async {
-        guard let interval = watchdogInterval, isEnabled else { return }
-        let period = interval / 2
-        while !Task.isCancelled {
-            if await isHealthy() { try? watchdog() }
-            do { try await Task.sleep(for: period) } catch { return }
-        }
     }
 }

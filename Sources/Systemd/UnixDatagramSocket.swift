@@ -1,49 +1,13 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Posix
 
-/// A Unix datagram socket address: a filesystem path or a Linux abstract name (written "@name").
-public struct UnixSocketAddress: Sendable, Equatable, CustomStringConvertible {
-    /// The address as given, e.g. "/run/systemd/notify" or "@/org/freedesktop/systemd1/notify".
-    public let string: String
-
-    /// Validates `string`: non-empty and short enough for `sockaddr_un.sun_path` (108 bytes).
-    public init(_ string: String) throws(SystemdError) {
-        let bytes = Array(string.utf8)
-        guard !bytes.isEmpty, bytes != [UInt8(ascii: "@")] else {
-            throw SystemdError(.invalidSocketPath, "empty socket address")
-        }
-        // Abstract names use every byte of their length; paths need a terminating NUL.
-        let limit = bytes.first == UInt8(ascii: "@") ? 108 : 107
-        guard bytes.count <= limit else {
-            throw SystemdError(.invalidSocketPath, "socket address longer than \(limit) bytes: \(string)")
-        }
-        guard !bytes.contains(0) else {
-            throw SystemdError(.invalidSocketPath, "socket address contains NUL")
-        }
-        self.string = string
-    }
-
-    /// Whether this is an abstract-namespace address (leading "@").
-    public var isAbstract: Bool { string.utf8.first == UInt8(ascii: "@") }
-
-    public var description: String { string }
-
-    /// Calls `body` with a filled `sockaddr_un` and the length to pass to the kernel.
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(string.utf8)
-        if isAbstract { bytes[0] = 0 }  // Linux abstract namespace: leading NUL, no terminator.
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path) ?? 2
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-        }
-        let length = socklen_t(pathOffset + bytes.count + (isAbstract ? 0 : 1))
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+extension UnixSocketAddress {
+    /// The address, or a `SystemdError` saying why it cannot be one.
+    static func checked(_ string: String) throws(SystemdError) -> UnixSocketAddress {
+        do {
+            return try UnixSocketAddress(string)
+        } catch {
+            throw SystemdError(.invalidSocketPath, error.description)
         }
     }
 }
@@ -119,9 +83,4 @@ enum ControlMessage {
         header.pointee.cmsg_type = Int32(SCM_RIGHTS)
         base.advanced(by: align(headerSize)).storeBytes(of: descriptor, as: Int32.self)
     }
-}
-
-/// `strerror(errno)` plus the number, for error details.
-func errnoText(_ code: Int32 = errno) -> String {
-    "\(String(cString: strerror(code))) (errno \(code))"
 }

@@ -1,9 +1,8 @@
 internal import CLinux
 import Foundation
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
+import Posix
 
 /// One thread asleep on a timerfd until the earliest of any number of keyed deadlines (CLOCK_MONOTONIC
 /// seconds), instead of periodic ticks: on this class of machine a thread wake-up costs ~150 µs of CPU, which
@@ -95,16 +94,12 @@ public final class DeadlineTimer: Sendable {
         if clinux_timerfd_arm(fd, target) == 0 { s.armed = target }
     }
 
-    /// CLOCK_MONOTONIC in seconds.
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    /// CLOCK_MONOTONIC in seconds (the clock deadlines are given in).
+    public static func now() -> Double { MonotonicClock.now() }
 }
 
 /// The timer could not be created.
 public struct DeadlineTimerError: Error, CustomStringConvertible {
     public let errno: Int32
-    public var description: String { "timerfd_create: \(String(cString: strerror(errno)))" }
+    public var description: String { "timerfd_create: \(errnoText(errno))" }
 }

@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `heartbench control`: runs the real `heartd --simulate` in a temporary directory and measures the control
 /// socket: `status` round-trip latency (one client, sequential calls) and `watch` fan-out (ingest rate the

@@ -1,11 +1,10 @@
 @testable import BlueZ
 import DBus
 import Foundation
+import Posix
 import Synchronization
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The AcquireNotify reader on a real SOCK_SEQPACKET socket pair (what bluetoothd hands over).
 @Suite struct AcquiredNotifyReaderTests {

@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A small tmpfs mounted for one test (needs root and permission to mount).
 struct TmpfsMount {

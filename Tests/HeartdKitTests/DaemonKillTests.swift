@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Issue requirement: "ingest a long replay (or simulator) while `kill -9` hits the daemon at 20 random
 /// moments; after each restart no finished series is lost, at most the last second of beats is missing, and

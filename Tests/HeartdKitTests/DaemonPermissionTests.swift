@@ -1,8 +1,6 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The socket's group rules against a real second uid (nobody, 65534) through `setpriv`.
 @Suite("heartd control socket: permissions",

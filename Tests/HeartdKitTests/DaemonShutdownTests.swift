@@ -2,9 +2,7 @@ import Foundation
 import HeartStore
 import HealthModel
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// SIGTERM finishes every open series quickly and saves them with finish reason `shutdown`.
 @Suite("heartd graceful shutdown")

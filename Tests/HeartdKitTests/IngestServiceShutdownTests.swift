@@ -6,9 +6,7 @@ import Logging
 import ServiceLifecycle
 import Systemd
 import Testing
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Graceful shutdown of capture, in process: a source that, like live BlueZ capture, reports its sensors'
 /// links going down through the event gate while it stops.

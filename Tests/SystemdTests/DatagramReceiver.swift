@@ -1,7 +1,6 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 import Foundation
+import Posix
 @testable import Systemd
 
 /// A bound Unix datagram socket for tests: receives one datagram (and an optional passed fd).

@@ -53,21 +53,3 @@ import Testing
         #expect(SystemdNotifier.watchdogInterval(environment: [:], pid: 7) == nil)
     }
 }
-
-@Suite struct WatchdogLoopTests {
-    @Test func pingsAtHalfTheIntervalWhileHealthy() async throws {
-        let receiver = try DatagramReceiver()
-        let notifier = try SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "100000"])
-        #expect(notifier.watchdogInterval == .milliseconds(100))
-        let loop = Task { await notifier.runWatchdog() }
-        #expect(String(decoding: try receiver.receive().bytes, as: UTF8.self) == "WATCHDOG=1")
-        #expect(String(decoding: try receiver.receive().bytes, as: UTF8.self) == "WATCHDOG=1")
-        loop.cancel()
-        await loop.value
-    }
-
-    @Test func returnsImmediatelyWithoutWatchdog() async throws {
-        let notifier = try SystemdNotifier(environment: [:])
-        await notifier.runWatchdog()
-    }
-}

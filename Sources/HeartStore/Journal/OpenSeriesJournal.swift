@@ -1,7 +1,6 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
+import Posix
 
 /// The append-only file of open-series snapshots beside the database (`<database>-open`).
 ///
@@ -136,7 +135,7 @@ final class OpenSeriesJournal {
 
     private static func error(_ what: String, _ path: String) -> StoreError {
         let code = errno
-        let detail = "\(what) \(path): \(String(cString: strerror(code)))"
+        let detail = "\(what) \(path): \(errnoText(code))"
         switch code {
         case ENOSPC, EDQUOT, EFBIG: return StoreError(.diskFull, detail)
         case EROFS, EACCES, EPERM: return StoreError(.readOnly, detail)

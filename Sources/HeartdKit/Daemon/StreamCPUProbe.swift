@@ -1,8 +1,7 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
+import Posix
 
 /// For benchmarks (`heartd --print-received`): the process's CPU time between its first and its last heart-rate
 /// value, read from CLOCK_PROCESS_CPUTIME_ID, which counts every thread, also those that have exited.
@@ -43,9 +42,5 @@ public final class StreamCPUProbe: Sendable {
         }
     }
 
-    static func processCPUSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func processCPUSeconds() -> Double { ProcessCPUClock.now() }
 }

@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A unique, world-traversable temporary directory (removed by `remove()`); socket paths stay short.
 struct TestDirectory {

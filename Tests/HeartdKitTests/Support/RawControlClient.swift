@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A deliberately dumb control-socket client for end-to-end tests: raw bytes in, JSON lines out, blocking
 /// with timeouts. It can send anything (broken JSON, oversize lines) and never interprets the protocol
