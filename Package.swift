@@ -12,7 +12,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -30,69 +29,92 @@ let package = Package(
         ]),
         // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
         .target(name: "Timers", dependencies: ["CLinux", "Posix"]),
-        // BlueZ client: mirrored ObjectManager state, handles, sessions per device.
-        .target(name: "BlueZ", dependencies: [
-            "CLinux", "DBus", "HeartRate", "HealthModel", "Posix", "Timers",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        // Pure decoders for GATT characteristics (no I/O).
+        // Generic BlueZ client: D-Bus names, errors, the ObjectManager mirror, Adapter/Device/Characteristic handles,
+        // the AcquireNotify socket reader.
+        .target(name: "BlueZ", dependencies: ["CLinux", "DBus", "Posix"]),
+        // Pure decoders for GATT characteristics and the GATT UUIDs (no I/O).
         .target(name: "HeartRate"),
         // Pure health model: units, quantity types, samples, series builders, statistics, HRV.
         .target(name: "HealthModel"),
-        // SQLite store (GRDB): migrations, records, compact series encodings, queries.
+        // What every source emits (events, time stamps, disconnect reasons) and reports (capture status).
+        .target(name: "SourceEvents", dependencies: ["HealthModel", "Posix"]),
+        // Heart-rate capture policy on BlueZ: sessions per device, notification routing, faults, stats.
+        .target(name: "Capture", dependencies: [
+            "BlueZ", "DBus", "HealthModel", "HeartRate", "Posix", "SourceEvents", "Timers",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // SQLite store (GRDB): migrations, records, compact series encodings, queries, the open-series journal.
         .target(name: "HeartStore", dependencies: [
             "HealthModel", "Posix",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // Ingest pipeline: sources → device sessions → builders → store.
+        // Ingest pipeline: source events → device sessions → builders → sink; replay and simulator sources.
         .target(name: "Ingest", dependencies: [
-            "HeartRate", "HealthModel", "HeartStore", "Posix",
+            "HealthModel", "HeartRate", "SourceEvents",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Control protocol (JSON lines) and the Unix socket server/client.
         .target(name: "Control", dependencies: [
             "Posix",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // sd_notify and a journald LogHandler, without libsystemd.
         .target(name: "Systemd", dependencies: [
             "Posix",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The daemon's parts: configuration, services, replay, simulator, control handlers.
+        // heartd.toml: every setting with its default, parsing, validation, rendering.
+        .target(name: "HeartdConfig", dependencies: [
+            "SourceEvents", "Systemd",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
+        .target(name: "HeartQueries", dependencies: ["Control", "HealthModel", "HeartStore", "Ingest", "SourceEvents"]),
+        // The daemon: services, capture sources, control handlers, live events, replay.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Posix", "Systemd", "Timers",
+            "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
+            "Posix", "SourceEvents", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdKit",
+            "HeartdConfig", "HeartdKit", "HeartQueries", "Systemd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
+        // The CLI links no BlueZ, D-Bus or libdbus (checked by PackageGraphTests and scripts/test.sh).
         .executableTarget(name: "heartctl", dependencies: [
-            "HeartdKit", "Control", "HeartRate", "HealthModel", "HeartStore",
+            "Control", "HealthModel", "HeartQueries", "HeartRate", "HeartStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "SourceEvents",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
         .target(name: "TestBus", path: "Tests/TestBus"),
+        // Test support for the pipeline's users: an in-memory SeriesSink.
+        .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "Posix", "TestBus"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "Posix"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "SourceEvents", "TestBus",
+                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
         .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
-        .testTarget(name: "ControlTests", dependencies: ["Control"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Systemd",
+                                                             .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"]),
         .testTarget(name: "HeartdKitTests", dependencies: [
-            "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "Systemd", "TestBus",
+            "HeartdConfig", "HeartdKit", "HeartStore", "HealthModel", "Ingest", "IngestTestSupport", "DBus", "SourceEvents",
+            "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -7,4 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
+# heartctl links no Bluetooth and no D-Bus (docs/ARCHITECTURE.md); PackageGraphTests checks the same from the manifest.
+if ldd "$(swift build --show-bin-path)/heartctl" | grep -i dbus; then
+  echo "test.sh: heartctl links libdbus; it must not (see docs/ARCHITECTURE.md)" >&2
+  exit 1
+fi
 swift test --skip-build --no-parallel "$@"

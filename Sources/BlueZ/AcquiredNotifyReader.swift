@@ -6,10 +6,16 @@ import Posix
 import Synchronization
 
 /// One value read from an `AcquireNotify` socket, with the time the kernel queued it.
-struct NotifyDatagram: Sendable {
-    var bytes: [UInt8]
-    var wall: Date
-    var monotonic: Double
+public struct NotifyDatagram: Sendable {
+    public var bytes: [UInt8]
+    public var wall: Date
+    public var monotonic: Double
+
+    public init(bytes: [UInt8], wall: Date, monotonic: Double) {
+        self.bytes = bytes
+        self.wall = wall
+        self.monotonic = monotonic
+    }
 }
 
 /// Reads an `AcquireNotify` socket (SOCK_SEQPACKET: one notification per datagram) on its own thread.
@@ -18,7 +24,7 @@ struct NotifyDatagram: Sendable {
 /// manager thread, then a worker). On a busy socket the thread pauses between reads (`ReadBatching`) and takes
 /// what gathered in one call; each datagram keeps its own kernel timestamp (`SO_TIMESTAMPNS`), so batching
 /// does not move arrival times.
-final class AcquiredNotifyReader: Sendable {
+public final class AcquiredNotifyReader: Sendable {
     private let fd: Int32
     private struct Closing {
         var closing = false
@@ -31,7 +37,7 @@ final class AcquiredNotifyReader: Sendable {
 
     /// Takes ownership of `fd`. `onValues` runs on the reader thread with the datagrams of one read, oldest first;
     /// `onClosed` when BlueZ closed the socket.
-    init(fd: Int32, mtu: Int, batching: ReadBatching,
+    public init(fd: Int32, mtu: Int, batching: ReadBatching,
          onValues: @escaping @Sendable ([NotifyDatagram]) -> Void, onClosed: @escaping @Sendable () -> Void) {
         self.fd = fd
         let stamped = Self.enableTimestamps(fd)
@@ -75,12 +81,12 @@ final class AcquiredNotifyReader: Sendable {
 
     /// Asks the kernel to stamp each datagram as it is queued (`SO_TIMESTAMPNS`). Datagrams queued before
     /// this call get the time they are read.
-    static func enableTimestamps(_ fd: Int32) -> Bool {
+    public static func enableTimestamps(_ fd: Int32) -> Bool {
         clinux_enable_timestampns(fd) == 0
     }
 
     /// Stops reading and closes the socket (BlueZ then ends the notify session).
-    func close() {
+    public func close() {
         state.withLock { c in
             c.closing = true
             if !c.closed { _ = shutdown(fd, Int32(SHUT_RDWR)) }  // wakes the blocked recvmmsg with EOF

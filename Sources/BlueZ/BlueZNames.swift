@@ -1,33 +1,12 @@
-/// D-Bus names and GATT UUIDs used with BlueZ.
-enum BlueZ {
-    static let service = "org.bluez"
-    static let adapter = "org.bluez.Adapter1"
-    static let device = "org.bluez.Device1"
-    static let gattService = "org.bluez.GattService1"
-    static let gattCharacteristic = "org.bluez.GattCharacteristic1"
-    static let objectManager = "org.freedesktop.DBus.ObjectManager"
-    static let properties = "org.freedesktop.DBus.Properties"
-}
-
-/// 16-bit SIG UUIDs as BlueZ spells them (lower-case 128-bit strings).
-enum GattUUID {
-    static func full(_ short: UInt16) -> String {
-        let hex = String(short, radix: 16)
-        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + "-0000-1000-8000-00805f9b34fb"
-    }
-    static let heartRateService = full(0x180D)
-    static let heartRateMeasurement = full(0x2A37)
-    static let bodySensorLocation = full(0x2A38)
-    static let batteryLevel = full(0x2A19)
-    static let manufacturerName = full(0x2A29)
-    static let modelNumber = full(0x2A24)
-    static let serialNumber = full(0x2A25)
-    static let hardwareRevision = full(0x2A27)
-    static let firmwareRevision = full(0x2A26)
-    static let softwareRevision = full(0x2A28)
-    static let deviceInformationService = full(0x180A)
-    static let deviceInformation = [manufacturerName, modelNumber, serialNumber, hardwareRevision, firmwareRevision,
-                                    softwareRevision]
+/// D-Bus names used with BlueZ (GATT UUIDs are `HeartRate.GATTUUID`).
+public enum BlueZ {
+    public static let service = "org.bluez"
+    public static let adapter = "org.bluez.Adapter1"
+    public static let device = "org.bluez.Device1"
+    public static let gattService = "org.bluez.GattService1"
+    public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    public static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    public static let properties = "org.freedesktop.DBus.Properties"
 }
 
 /// Metadata keys the BlueZ client adds to `DeviceInfo.metadata` (besides HealthModel's `MetadataKey`).
@@ -42,8 +21,8 @@ public enum BlueZMetadataKey {
 
 extension String {
     /// `/org/bluez/hci0/dev_AA` → `hci0` (the last component of an adapter path).
-    var lastPathComponent: String { split(separator: "/").last.map(String.init) ?? self }
+    public var lastPathComponent: String { split(separator: "/").last.map(String.init) ?? self }
 
     /// True if `self` is `prefix` or below it.
-    func isPath(under prefix: String) -> Bool { self == prefix || hasPrefix(prefix + "/") }
+    public func isPath(under prefix: String) -> Bool { self == prefix || hasPrefix(prefix + "/") }
 }

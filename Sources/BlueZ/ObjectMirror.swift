@@ -1,19 +1,21 @@
 import DBus
 
 /// BlueZ's object tree as last reported (GetManagedObjects + InterfacesAdded/Removed + PropertiesChanged).
-/// Pure value; the manager owns one per connection.
-struct ObjectMirror: Sendable {
-    typealias Properties = [String: DBusValue]
-    /// path → interface → properties
-    private(set) var objects: [String: [String: Properties]] = [:]
-    /// Times `Connected` was set from `ServicesResolved` (see `apply`).
-    private(set) var connectedInferred = 0
+/// Pure value; the capture manager owns one per connection.
+public struct ObjectMirror: Sendable {
+    public init() {}
 
-    mutating func clear() { objects = [:] }
+    public typealias Properties = [String: DBusValue]
+    /// path → interface → properties
+    public private(set) var objects: [String: [String: Properties]] = [:]
+    /// Times `Connected` was set from `ServicesResolved` (see `apply`).
+    public private(set) var connectedInferred = 0
+
+    public mutating func clear() { objects = [:] }
 
     /// Loads a `GetManagedObjects` reply (`a{oa{sa{sv}}}`). Returns false if it had the wrong shape.
     @discardableResult
-    mutating func load(_ reply: [DBusValue]) -> Bool {
+    public mutating func load(_ reply: [DBusValue]) -> Bool {
         objects = [:]
         guard let tree = reply.first?.stringKeyedDictionary else { return false }
         for (path, ifaces) in tree where path.isPath(under: "/org/bluez") {
@@ -33,7 +35,7 @@ struct ObjectMirror: Sendable {
 
     /// Applies one signal from org.bluez. Returns the path it touched, or nil if it was not a mirror signal.
     @discardableResult
-    mutating func apply(_ signal: DBusSignal) -> String? {
+    public mutating func apply(_ signal: DBusSignal) -> String? {
         let args = signal.arguments
         switch (signal.interface, signal.member) {
         case (BlueZ.objectManager, "InterfacesAdded"):
@@ -68,11 +70,11 @@ struct ObjectMirror: Sendable {
         }
     }
 
-    func properties(_ path: String, _ iface: String) -> Properties? { objects[path]?[iface] }
+    public func properties(_ path: String, _ iface: String) -> Properties? { objects[path]?[iface] }
 
     /// What differs from `older`, as `path iface.key: old → new` lines (interfaces as `+iface` / `-iface`);
     /// used to tell whether a reload found something the signals had not brought.
-    func differences(from older: ObjectMirror) -> [String] {
+    public func differences(from older: ObjectMirror) -> [String] {
         var out: [String] = []
         for path in Set(objects.keys).union(older.objects.keys).sorted() {
             let new = objects[path] ?? [:], old = older.objects[path] ?? [:]
@@ -93,16 +95,16 @@ struct ObjectMirror: Sendable {
     }
 
     /// Adapter paths (`/org/bluez/hciN`) with their properties.
-    var adapters: [(path: String, props: Properties)] {
+    public var adapters: [(path: String, props: Properties)] {
         objects.compactMap { path, ifaces in ifaces[BlueZ.adapter].map { (path, $0) } }.sorted { $0.path < $1.path }
     }
 
-    var devices: [(path: String, props: Properties)] {
+    public var devices: [(path: String, props: Properties)] {
         objects.compactMap { path, ifaces in ifaces[BlueZ.device].map { (path, $0) } }.sorted { $0.path < $1.path }
     }
 
     /// Characteristic paths under a device, keyed by lower-case UUID (first one wins).
-    func characteristics(under devicePath: String) -> [String: (path: String, flags: [String])] {
+    public func characteristics(under devicePath: String) -> [String: (path: String, flags: [String])] {
         var out: [String: (path: String, flags: [String])] = [:]
         for (path, ifaces) in objects.sorted(by: { $0.key < $1.key }) where path.hasPrefix(devicePath + "/") {
             guard let props = ifaces[BlueZ.gattCharacteristic], let uuid = props["UUID"]?.string?.lowercased() else {
@@ -111,27 +113,5 @@ struct ObjectMirror: Sendable {
             if out[uuid] == nil { out[uuid] = (path, props["Flags"]?.stringArray ?? []) }
         }
         return out
-    }
-}
-
-/// What a device session needs to know about its device, taken from the mirror.
-struct DeviceView: Sendable {
-    /// False when the manager has already ordered this session to stop.
-    var active: Bool
-    var exists: Bool
-    var adapterPowered: Bool
-    var connected: Bool
-    var servicesResolved: Bool
-    var name: String?
-    var appearance: UInt16?
-    /// lower-case UUID → (path, flags)
-    var characteristics: [String: (path: String, flags: [String])]
-    /// The device's `UUIDs` (services it offers), lower-case.
-    var serviceUUIDs: [String] = []
-
-    /// Whether the device offers a Device Information service whose characteristics are not exported yet.
-    var deviceInformationPending: Bool {
-        serviceUUIDs.contains(GattUUID.deviceInformationService)
-            && !GattUUID.deviceInformation.contains { characteristics[$0] != nil }
     }
 }

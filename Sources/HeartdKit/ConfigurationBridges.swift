@@ -1,4 +1,5 @@
 import Control
+import HeartdConfig
 import Logging
 import Systemd
 

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HeartRate
 import Logging
+import SourceEvents
 
 /// What handling one event produced, for the pipeline to deliver.
 struct SessionEffects: Sendable {
@@ -97,7 +98,7 @@ struct DeviceSession: Sendable {
         logger.info("connected", metadata: ["name": "\(device.name ?? "")"])
     }
 
-    mutating func disconnect(reason: String, at: Timestamp, effects: inout SessionEffects) {
+    mutating func disconnect(reason: DisconnectReason, at: Timestamp, effects: inout SessionEffects) {
         finish(.disconnect, at: effective(at), effects: &effects)
         connected = false
         currentBPM = nil

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SourceEvents
 
 /// Per-device counters, cumulative over the daemon's life (they survive reconnections).
 public struct IngestCounters: Sendable, Hashable, Codable {
@@ -74,7 +75,7 @@ public struct LiveBeat: Sendable, Hashable, Codable {
 /// Live events for `heartctl watch`, delivered through the pipeline's callback as they happen.
 public enum LiveEvent: Sendable, Hashable, Codable {
     case connected(address: String, device: DeviceInfo?, at: Date)
-    case disconnected(address: String, reason: String, at: Date)
+    case disconnected(address: String, reason: DisconnectReason, at: Date)
     case heartRate(address: String, bpm: Int, at: Date)
     case beats(address: String, beats: [LiveBeat])
     case battery(address: String, percent: Int, at: Date)

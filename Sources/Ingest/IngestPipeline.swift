@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import Logging
+import SourceEvents
 import Synchronization
 
 /// The ingest pipeline: one per daemon. Feed it source events (`handle`) and clock ticks (`tick`); it keeps a

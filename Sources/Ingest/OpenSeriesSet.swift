@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SourceEvents
 
 /// Maps the session's monotonic seconds to wall-clock dates: fixed while series are open, so dates inside a
 /// series keep the monotonic spacing even if the wall clock is changed.

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SourceEvents
 
 /// A replay line that could not be used: reported and skipped, the rest of the file is still ingested.
 public struct ReplayIssue: Error, Sendable, Hashable, Codable, CustomStringConvertible {
@@ -57,7 +58,7 @@ public enum ReplayReader {
         case (nil, "connected"?):
             return .success(.connected(address: address, device: record.info?.device(address: address), at: at))
         case (nil, "disconnected"?):
-            return .success(.disconnected(address: address, reason: record.reason ?? "replay", at: at))
+            return .success(.disconnected(address: address, reason: DisconnectReason(code: record.reason ?? "replay"), at: at))
         case (nil, "battery"?):
             guard let percent = record.percent, (0...100).contains(percent) else {
                 return .failure(ReplayIssue(line: number, reason: "\"battery\" needs \"percent\" 0…100"))

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HeartRate
+import SourceEvents
 
 /// The notifications a simulated sensor sends, as pure values (no time passes here).
 ///
@@ -119,7 +120,7 @@ public struct SimulatedSensor: Source {
             continuation.yield(.notification(address: address, bytes: measurement.encoded(), at: stamp(start, time)))
             sent += 1
         }
-        continuation.yield(.disconnected(address: address, reason: "simulation ended", at: stamp(start, elapsed)))
+        continuation.yield(.disconnected(address: address, reason: .sourceEnded, at: stamp(start, elapsed)))
     }
 
     private func stamp(_ start: Timestamp, _ elapsed: Double) -> Timestamp {

@@ -33,6 +33,8 @@ public struct SinkStatus: Sendable, Hashable, Codable {
     public var checkpointFailures: Int = 0
     /// The last error the sink threw.
     public var lastError: String?
+
+    public init() {}
 }
 
 /// A FIFO of finished batches bounded in beats. Nothing is lost while under the bound; beyond it the oldest

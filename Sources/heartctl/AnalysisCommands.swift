@@ -2,8 +2,8 @@ import ArgumentParser
 import Control
 import Foundation
 import HealthModel
+import HeartQueries
 import HeartRate
-import HeartdKit
 
 struct HRV: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

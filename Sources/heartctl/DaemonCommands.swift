@@ -1,6 +1,7 @@
 import ArgumentParser
 import Control
 import Foundation
+import HeartQueries
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon's state: sensors, heart rate, store.")
@@ -8,25 +9,28 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let s = try await global.transport().call("status", [:])
-            if global.json { return printJSON(s) }
-            print("heartd \(s["version"]?.cell ?? "?") (pid \(s["pid"]?.cell ?? "?"), \(s["mode"]?.cell ?? "?")), up \(s["uptime_s"]?.cell ?? "?") s")
-            print("store: \(s["store"]?["path"]?.cell ?? "-") (\(s["store"]?["size_bytes"]?.cell ?? "?") bytes)")
-            if let error = s["store"]?["sink"]?["lastError"], !error.isNull {
-                print("store error: \(error.cell) (\(s["store"]?["sink"]?["queuedBeats"]?.cell ?? "0") beats waiting in memory)")
+            let result = try await global.transport().call("status", [:])
+            if global.json { return printJSON(result) }
+            let s: DaemonStatus
+            do {
+                s = try JSONBridge.decode(DaemonStatus.self, from: result)
+            } catch {
+                throw CLIError(.failed, "the daemon's status has an unexpected shape (heartd and heartctl of different versions?): \(error)")
+            }
+            print("heartd \(s.version) (pid \(s.pid), \(s.mode)), up \(Int(s.uptimeSeconds)) s")
+            print("store: \(s.store.path ?? "-") (\(s.store.sizeBytes) bytes)")
+            if let error = s.store.sink.lastError {
+                print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")
             }
             var table = Table("DEVICE", "NAME", "STATE", "BPM", "BATTERY", "LAST", "BEATS", "SERIES", "GAPS", "DROPPED")
             let now = Date()
-            for d in s["devices"]?.arrayValue ?? [] {
-                let last = d["lastNotification"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
-                let age = last.map { String(format: "%.0fs ago", now.timeIntervalSince($0)) } ?? "-"
-                let gaps = (d["counters"]?["gapsByRule"]?.objectValue ?? [:]).values.compactMap(\.intValue).reduce(0, +)
-                let malformed = (d["counters"]?["malformedByCode"]?.objectValue ?? [:]).values.compactMap(\.intValue).reduce(0, +)
-                let dropped = malformed + (d["counters"]?["droppedRR"]?.intValue ?? 0)
-                table.add([d["address"]?.cell ?? "-", d["device"]?["name"]?.cell ?? "-",
-                           d["connected"]?.boolValue == true ? "connected" : "disconnected",
-                           d["currentBPM"]?.cell ?? "-", d["batteryPercent"].map { "\($0.cell)%" } ?? "-", age,
-                           d["beatsInOpenSeries"]?.cell ?? "0", d["seriesFinished"]?.cell ?? "0", String(gaps), String(dropped)])
+            for d in s.devices {
+                let age = d.lastNotification.map { String(format: "%.0fs ago", now.timeIntervalSince($0)) } ?? "-"
+                let gaps = d.counters.gapsByRule.values.reduce(0, +)
+                let dropped = d.counters.malformed + d.counters.droppedRR
+                table.add([d.address, d.device?.name ?? "-", d.connected ? "connected" : "disconnected",
+                           d.currentBPM.map(String.init) ?? "-", d.batteryPercent.map { "\($0)%" } ?? "-", age,
+                           String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped)])
             }
             print(table.rows.isEmpty ? "no sensors seen yet" : table.render())
         }

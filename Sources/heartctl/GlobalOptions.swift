@@ -1,8 +1,8 @@
 import ArgumentParser
 import Control
 import Foundation
+import HeartQueries
 import HeartStore
-import HeartdKit
 
 /// `--socket` / `--db`: where heartctl gets its answers.
 struct GlobalOptions: ParsableArguments {

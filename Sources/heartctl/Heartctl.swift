@@ -1,5 +1,5 @@
 import ArgumentParser
-import HeartdKit
+import HeartQueries
 
 struct Heartctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import Control
 import Foundation
+import HeartQueries
 import HeartStore
-import HeartdKit
 
 /// How heartctl reaches the data: the daemon's control socket, or a store file opened read-only (`--db`),
 /// answered by the same `StoreQueries` the daemon runs.

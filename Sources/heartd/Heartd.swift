@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import HeartdConfig
 import HeartdKit
+import HeartQueries
 import Logging
 import Systemd
 

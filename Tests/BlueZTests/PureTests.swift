@@ -2,6 +2,7 @@
 import DBus
 import Testing
 
+/// The generic BlueZ client's pure parts: error mapping, appearance classes, the ObjectManager mirror.
 @Suite struct PureTests {
     @Test func bluezErrorKinds() {
         let abort = BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
@@ -15,15 +16,6 @@ import Testing
         #expect(BlueZError(DBusError(name: "org.bluez.Error.Whatever", message: "")).kind == .other)
     }
 
-    @Test func backoffDoublesCapsAndJitters() {
-        var b = Backoff(initial: 1, maximum: 60, factor: 2, jitter: 0.2)
-        let mid = (0..<8).map { _ in b.next(random: 0.5) }
-        #expect(mid == [1, 2, 4, 8, 16, 32, 60, 60])
-        b.reset()
-        #expect(abs(b.next(random: 0) - 0.8) < 1e-9)
-        #expect(abs(b.next(random: 0.999999) - 2.4) < 1e-4)
-    }
-
     @Test func appearanceClasses() {
         #expect(AppearanceClass(appearance: 0x0340) == .heartRateSensor)
         #expect(AppearanceClass(appearance: 0x0341) == .heartRateBelt)
@@ -31,16 +23,6 @@ import Testing
         #expect(AppearanceClass(appearance: 0x03C1) == .humanInterfaceDevice)
         #expect(AppearanceClass(appearance: 0x00C1) == .watch)
         #expect(AppearanceClass(appearance: 0x1234) == .unknown)
-    }
-
-    @Test func gattValueHelpers() {
-        #expect(GattValues.string(Array("HRL-1".utf8) + [0, 0]) == "HRL-1")
-        #expect(GattValues.string([0]) == nil)
-        #expect(GattValues.batteryPercent([87]) == 87)
-        #expect(GattValues.batteryPercent([101]) == nil)
-        #expect(GattValues.batteryPercent([]) == nil)
-        #expect(GattValues.bodySensorLocation([1]) == 1)
-        #expect(GattValues.bodySensorLocation([9]) == nil)
     }
 
     @Test func mirrorAppliesSignals() {
@@ -93,14 +75,5 @@ import Testing
         ]))
         #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(true))
         #expect(m.connectedInferred == 1)
-    }
-
-    @Test func policyWants() {
-        let p = CapturePolicy(adapters: ["hci0"], allowList: ["aa:bb:cc:dd:ee:ff"])
-        #expect(p.wants(address: "AA:BB:CC:DD:EE:FF", uuids: []))
-        #expect(!p.wants(address: "11:22:33:44:55:66", uuids: [GattUUID.heartRateService]))
-        #expect(CapturePolicy(autoHeartRate: true).wants(address: "11:22:33:44:55:66", uuids: [GattUUID.heartRateService]))
-        #expect(p.allows(adapterPath: "/org/bluez/hci0"))
-        #expect(!p.allows(adapterPath: "/org/bluez/hci1"))
     }
 }

@@ -2,8 +2,10 @@ import Foundation
 import HealthModel
 import HeartdKit
 import Ingest
+import IngestTestSupport
 import Logging
 import ServiceLifecycle
+import SourceEvents
 import Systemd
 import Testing
 import Glibc
@@ -29,7 +31,7 @@ import Glibc
             continuation.onTermination = { _ in
                 // Stopping capture: each session reports its link as it goes (through the gate, like BlueZCapture).
                 if gate.isOpen {
-                    pipeline.handleNow(.disconnected(address: Self.address, reason: "capture-stopped", at: .now()))
+                    pipeline.handleNow(.disconnected(address: Self.address, reason: .captureStopped, at: .now()))
                 }
             }
             return stream

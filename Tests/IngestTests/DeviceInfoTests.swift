@@ -11,7 +11,7 @@ import Testing
         let full = DeviceInfo(name: "Strap", manufacturer: "HRLab Instruments", model: "HRL-1", firmwareVersion: "1.4.2",
                               metadata: [MetadataKey.serialNumber: "HRL1-000042", MetadataKey.bodySensorLocation: "1"])
         await feed(pipeline, [connected(0, device: full), notification(1, hrm(60)),
-                              .disconnected(address: addressA, reason: "link-lost", at: at(2)),
+                              .disconnected(address: addressA, reason: .linkLost, at: at(2)),
                               connected(3, device: DeviceInfo(name: "Strap", metadata: [MetadataKey.bodySensorLocation: "2"]))])
         let stored = sink.contents.devices[addressA]
         #expect(stored?.manufacturer == "HRLab Instruments")

@@ -9,7 +9,7 @@ import Testing
         let (pipeline, sink) = makePipeline()
         await feed(pipeline, [
             connected(0), notification(1, hrm(rr: [1024])), notification(2, hrm(rr: [1024])),
-            .disconnected(address: addressA, reason: "link loss", at: at(2.5)),
+            .disconnected(address: addressA, reason: .linkLost, at: at(2.5)),
             connected(3), notification(4, hrm(rr: [1024])),
         ])
         await pipeline.finishAll(reason: .shutdown)

@@ -1,5 +1,7 @@
 import Foundation
 import HealthModel
+import IngestTestSupport
+import SourceEvents
 import Synchronization
 import Testing
 @testable import Ingest

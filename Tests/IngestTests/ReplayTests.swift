@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SourceEvents
 import Testing
 @testable import Ingest
 
@@ -35,7 +36,7 @@ import Testing
         #expect(events[1] == .notification(address: "AA:BB:CC:DD:EE:01", bytes: [0x10, 0x3C, 0x00, 0x04],
                                            at: Timestamp(unixSeconds: 101)))
         #expect(events[2] == .battery(address: "AA:BB:CC:DD:EE:01", percent: 87, at: Timestamp(unixSeconds: 105)))
-        #expect(events[3] == .disconnected(address: "AA:BB:CC:DD:EE:01", reason: "link loss", at: Timestamp(unixSeconds: 106)))
+        #expect(events[3] == .disconnected(address: "AA:BB:CC:DD:EE:01", reason: .recorded("link loss"), at: Timestamp(unixSeconds: 106)))
     }
 
     @Test func hexRoundTrips() {

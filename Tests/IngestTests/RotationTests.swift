@@ -1,5 +1,7 @@
 import Foundation
 import HealthModel
+import IngestTestSupport
+import SourceEvents
 import Testing
 @testable import Ingest
 
@@ -90,7 +92,7 @@ import Testing
         let info = DeviceInfo(name: "Polar H10", manufacturer: "Polar Electro Oy",
                               metadata: [MetadataKey.serialNumber: "C0FFEE"])
         await feed(pipeline, [connected(0, device: info)] + steadyBeats(count: 5)
-                   + [.disconnected(address: addressA, reason: "gone", at: at(5.5))])
+                   + [.disconnected(address: addressA, reason: .deviceRemoved, at: at(5.5))])
         let saved = sink.contents.saved
         #expect(Set(saved.map(\.typeIdentifier)) == [Sample.heartbeatSeriesIdentifier, QuantityType.heartRate.identifier,
                                                       QuantityType.heartRateVariabilitySDNN.identifier])
@@ -171,7 +173,7 @@ import Testing
         let sink = InMemorySeriesSink()
         let pipeline = IngestPipeline(sink: sink, onLiveEvent: { collected.append($0) })
         await feed(pipeline, [connected(0), notification(1, hrm(60, rr: [1024])),
-                              .disconnected(address: addressA, reason: "bye", at: at(2))])
+                              .disconnected(address: addressA, reason: .linkLost, at: at(2))])
         let events = collected.events
         #expect(events.first == .connected(address: addressA, device: DeviceInfo(localIdentifier: addressA), at: at(0).wall))
         #expect(events.contains(.heartRate(address: addressA, bpm: 60, at: at(1).wall)))
@@ -179,6 +181,6 @@ import Testing
                                                                   LiveBeat(time: at(1).wall, precededByGap: false)])))
         let finished = events.compactMap { if case .seriesFinished(_, let uuid, _, .disconnect) = $0 { uuid } else { nil } }
         #expect(Set(finished) == Set(sink.contents.saved.map(\.uuid)))
-        #expect(events.last == .disconnected(address: addressA, reason: "bye", at: at(2).wall))
+        #expect(events.last == .disconnected(address: addressA, reason: .linkLost, at: at(2).wall))
     }
 }

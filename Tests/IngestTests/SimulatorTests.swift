@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HeartRate
+import SourceEvents
 import Testing
 @testable import Ingest
 

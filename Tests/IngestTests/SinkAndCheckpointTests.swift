@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SourceEvents
 import Testing
 @testable import Ingest
 

@@ -1,6 +1,8 @@
 import Foundation
 import HealthModel
 import HeartRate
+import IngestTestSupport
+import SourceEvents
 import Synchronization
 @testable import Ingest
 

@@ -55,7 +55,7 @@ import Testing
         let (pipeline, sink) = makePipeline()
         await feed(pipeline, [
             notification(1, hrm(energy: 10)), notification(2, hrm(energy: 12)),
-            .disconnected(address: addressA, reason: "x", at: at(3)),
+            .disconnected(address: addressA, reason: .linkLost, at: at(3)),
             connected(4), notification(5, hrm(energy: 500)), notification(6, hrm(energy: 501)),
         ])
         await pipeline.finishAll(reason: .shutdown)

@@ -1,11 +1,12 @@
 import Control
 import Foundation
+import HeartQueries
 
 /// What the control socket may ask of the capture side (BlueZ, simulator or replay): its status and
 /// changes to the set of devices it captures.
 public protocol CaptureControl: Sendable {
     /// Source-specific status: adapters, per-device link state and fault counters.
-    func status() async -> JSONValue
+    func status() async -> CaptureReport
     /// Starts capturing `address` (adds it to the allow-list).
     func allow(_ address: String) async throws(ControlError)
     /// Stops capturing `address` and removes it from the allow-list; stored data is kept.
@@ -14,13 +15,13 @@ public protocol CaptureControl: Sendable {
 
 /// Capture from the simulator or a replay file: nothing to allow or forget.
 public struct FixedCaptureControl: CaptureControl {
-    public let kind: String
+    public let kind: CaptureSourceKind
 
-    public init(kind: String) {
+    public init(kind: CaptureSourceKind) {
         self.kind = kind
     }
 
-    public func status() async -> JSONValue { .object(["source": .string(kind)]) }
+    public func status() async -> CaptureReport { CaptureReport(source: kind) }
 
     public func allow(_ address: String) async throws(ControlError) {
         throw ControlError(.unavailable, "the \(kind) source has a fixed device")

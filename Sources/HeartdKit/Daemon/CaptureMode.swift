@@ -1,4 +1,5 @@
 import Foundation
+import HeartdConfig
 import Ingest
 
 /// Where the daemon's beats come from.

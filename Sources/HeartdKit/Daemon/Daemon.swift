@@ -1,10 +1,13 @@
 import Control
 import Foundation
 import HealthModel
+import HeartdConfig
+import HeartQueries
 import HeartStore
 import Ingest
 import Logging
 import ServiceLifecycle
+import SourceEvents
 import Systemd
 
 /// The daemon: opens the store, recovers series a crash left open, then runs capture and the control socket
@@ -126,7 +129,7 @@ public struct Daemon: Sendable {
             // Faster than real time, the sensor's own clock runs fast too: arrival times then agree with the RR
             // chain (on the wall clock they would not, and every notification would count as a clock jump).
             let clock: SimulatorClock = speed == 1 ? .real : .simulated(start: .now())
-            return (SimulatedSensor(speed: speed, clock: clock), FixedCaptureControl(kind: "simulator"))
+            return (SimulatedSensor(speed: speed, clock: clock), FixedCaptureControl(kind: .simulator))
         case .bluez:
             return try await BlueZCaptureFactory.make(configuration: configuration, environment: environment,
                                                       pipeline: pipeline, gate: gate, logger: logger)

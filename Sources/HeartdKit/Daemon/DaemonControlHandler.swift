@@ -1,7 +1,9 @@
 import Control
 import Foundation
+import HeartQueries
 import HeartStore
 import Ingest
+import SourceEvents
 
 /// The daemon's control methods: live status, device allow/forget, `watch`, `export`, plus every store query
 /// (`StoreQueries`). Read methods need the socket group, changing ones the admin group (see docs/CONTROL.md).
@@ -36,7 +38,7 @@ public struct DaemonControlHandler: ControlHandler {
     public func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
         do {
             let result: JSONValue = switch request.method {
-            case "status": await status()
+            case "status": JSONBridge.value(await status())
             case "devices": try await devices(request.params)
             case "allow": try await changePolicy(request.params, allow: true)
             case "forget": try await changePolicy(request.params, allow: false)
@@ -70,26 +72,14 @@ public struct DaemonControlHandler: ControlHandler {
         }
     }
 
-    func status() async -> JSONValue {
-        let devices = await pipeline.status()
-        let sink = await pipeline.sinkStatus()
+    func status() async -> DaemonStatus {
         let db = queries.database
-        return .object([
-            "version": .string(HeartdVersion.string),
-            "protocol": .string(ControlProtocol.version),
-            "pid": .int(Int(getpid())),
-            "mode": .string(mode),
-            "started": .string(ExportDates.iso(startedAt)),
-            "uptime_s": .double(Date().timeIntervalSince(startedAt).rounded()),
-            "capture": await capture.status(),
-            "devices": JSONBridge.value(devices),
-            "store": .object([
-                "path": db.path.map(JSONValue.string) ?? .null,
-                "size_bytes": .int(Int(db.fileSize())),
-                "sink": JSONBridge.value(sink),
-            ]),
-            "watchers": .int(hub.watcherCount),
-        ])
+        return DaemonStatus(
+            version: HeartdVersion.string, protocolVersion: ControlProtocol.version, pid: Int(getpid()), mode: mode,
+            started: startedAt, uptimeSeconds: Date().timeIntervalSince(startedAt).rounded(),
+            capture: await capture.status(), devices: await pipeline.status(),
+            store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: await pipeline.sinkStatus()),
+            watchers: hub.watcherCount)
     }
 
     func devices(_ params: [String: JSONValue]) async throws -> JSONValue {
@@ -109,13 +99,5 @@ public struct DaemonControlHandler: ControlHandler {
         }
         if allow { try await capture.allow(address) } else { try await capture.forget(address) }
         return .object([allow ? "allowed" : "forgotten": .string(address)])
-    }
-}
-
-/// Bluetooth device addresses as BlueZ prints them.
-public enum DeviceAddress {
-    public static func isValid(_ s: String) -> Bool {
-        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
     }
 }

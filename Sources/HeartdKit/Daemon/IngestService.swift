@@ -2,6 +2,7 @@ import Foundation
 import Ingest
 import Logging
 import ServiceLifecycle
+import SourceEvents
 import Synchronization
 import Systemd
 import Timers

@@ -1,5 +1,6 @@
 import Control
 import Foundation
+import HeartQueries
 import Ingest
 import Logging
 import Synchronization
@@ -87,7 +88,7 @@ public final class LiveEventHub: Sendable {
             return ControlEvent("connected", fields: ["device": .string(address), "at": t(at),
                                                       "info": device.map { JSONBridge.value($0) } ?? .null])
         case .disconnected(let address, let reason, let at):
-            return ControlEvent("disconnected", fields: ["device": .string(address), "reason": .string(reason), "at": t(at)])
+            return ControlEvent("disconnected", fields: ["device": .string(address), "reason": .string(reason.description), "at": t(at)])
         case .heartRate(let address, let bpm, let at):
             return ControlEvent("heart-rate", fields: ["device": .string(address), "bpm": .int(bpm), "at": t(at)])
         case .beats(let address, let beats):

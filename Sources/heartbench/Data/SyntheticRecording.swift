@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HeartRate
 import Ingest
+import SourceEvents
 
 /// A deterministic, realistic recording of one chest strap at 1 Hz, as replay events, generated a day at a time.
 ///
@@ -56,7 +57,7 @@ struct SyntheticRecording: Sendable {
             let beats = beatsUntil(second: second)
             if let outage = outages.first(where: { $0.contains(offset) }) {
                 if offset == outage.lowerBound, connected {
-                    events.append(.disconnected(address: Self.address, reason: "link loss", at: Timestamp(unixSeconds: t)))
+                    events.append(.disconnected(address: Self.address, reason: .linkLost, at: Timestamp(unixSeconds: t)))
                     connected = false
                 }
                 continue

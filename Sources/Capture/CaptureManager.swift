@@ -1,0 +1,402 @@
+import BlueZ
+import DBus
+import Dispatch
+import Foundation
+import HeartRate
+import Posix
+import Logging
+import SourceEvents
+
+/// Owns the mirror of BlueZ's objects for one connection and decides which device sessions run.
+///
+/// Signals arrive in one ordered stream (one subscription for all rules). Heart-rate values of
+/// subscribed characteristics never reach this actor: the `NotifyRouter` handles them on the D-Bus queue.
+actor CaptureManager {
+    enum Input: Sendable {
+        case signal(DBusSignal)
+        case tick
+    }
+
+    struct SessionHandle {
+        let id: Int
+        let address: String
+        let adapterPath: String
+        let inbox: AsyncStream<SessionSignal>.Continuation
+        let task: Task<Void, Never>
+    }
+
+    let connection: DBusConnection
+    private(set) var policy: CapturePolicy
+    let logger: Logger
+    let router: NotifyRouter
+    let board: StatusBoard
+
+    private var mirror = ObjectMirror()
+    private var bluezOwner: String?
+    private var sawOwner = false
+    private var sessions: [String: SessionHandle] = [:]  // device path → session
+    private var ending: [Int: Task<Void, Never>] = [:]  // stopped sessions still tearing down
+    private var nextSessionID = 0
+    private var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
+    private var discoveryRetryAt: [String: Double] = [:]
+    /// The run loop's input, and one-shot ticks for discovery retries: no periodic tick (a wake-up costs).
+    private var input: AsyncStream<Input>.Continuation?
+    private var retryTicks: [String: Task<Void, Never>] = [:]
+    private var alarms: SessionAlarms?
+
+    init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
+        self.connection = connection
+        self.policy = policy
+        self.logger = logger
+        self.router = router
+        self.board = board
+    }
+
+    static let rules: [MatchRule] = [
+        MatchRule(interface: BlueZ.objectManager, member: "InterfacesAdded", arg0Path: "/org/bluez/"),
+        MatchRule(interface: BlueZ.objectManager, member: "InterfacesRemoved", arg0Path: "/org/bluez/"),
+        MatchRule(pathNamespace: "/org/bluez", interface: BlueZ.properties, member: "PropertiesChanged"),
+        NameOwnerChange.rule(for: BlueZ.service),
+    ]
+
+    /// Runs until the task is cancelled (or the bus connection ends), then stops every session.
+    func run() async throws {
+        let (inbox, input) = AsyncStream<Input>.makeStream()
+        let alarms = try SessionAlarms()
+        self.alarms = alarms
+        defer { alarms.stop() }
+        let token = connection.addSignalHandler(matching: Self.rules) { [router, logger] signal in
+            if Self.fastPath(signal, router: router, logger: logger) { return }
+            input.yield(.signal(signal))
+        }
+        self.input = input
+        // Values of subscribed characteristics, read straight from the message on the D-Bus reader thread (the
+        // signal at notification rate); any other shape goes through `fastPath` or the mirror.
+        connection.setPropertyValueTap(PropertyValueTap(interface: BlueZ.gattCharacteristic, property: "Value") {
+            [router] path, sender, bytes in
+            guard let route = router.route(for: path, sender: sender) else { return false }
+            router.deliver(route, bytes: bytes)
+            return true
+        })
+        defer {
+            self.input = nil
+            retryTicks.values.forEach { $0.cancel() }
+            connection.removeSignalHandler(token)
+            connection.setPropertyValueTap(nil)
+        }
+        // Order as bleak: matches first, then the owner and the snapshot, so nothing falls in between.
+        for rule in Self.rules { try await connection.addMatch(rule) }
+        if let owner = try await connection.nameOwner(BlueZ.service) {
+            await bluezAppeared(owner)
+        } else {
+            logger.warning("org.bluez has no owner; waiting for bluetoothd")
+        }
+        let disconnectWatch = Task { [connection] in
+            await connection.waitUntilDisconnected()
+            input.finish()
+        }
+        defer { disconnectWatch.cancel() }
+        for await item in inbox {
+            if Task.isCancelled { break }
+            switch item {
+            case .signal(let s): await handle(s)
+            case .tick: await reconcile()
+            }
+        }
+        await stopAll(reason: connection.isConnected ? .captureStopped : .busConnectionLost,
+                      bluezAlive: connection.isConnected && bluezOwner != nil)
+    }
+
+    /// On the D-Bus queue: a Value for a routed characteristic goes straight to the event stream.
+    /// Returns true when the signal needs nothing else.
+    nonisolated static func fastPath(_ signal: DBusSignal, router: NotifyRouter, logger: Logger) -> Bool {
+        guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+              let route = router.route(for: signal.path, sender: signal.sender),
+              case .string(let iface) = signal.arguments[0], iface == BlueZ.gattCharacteristic,
+              case .dict(_, _, let entries) = signal.arguments[1] else { return false }
+        var onlyValue = true
+        for entry in entries {
+            guard case .string("Value") = entry.key else { onlyValue = false; continue }
+            if case .bytes(let bytes) = entry.value.unwrapped {
+                router.deliver(route, bytes: bytes)
+            } else {
+                let n = route.stats.malformed()
+                if n == 1 || n % 100 == 0 {  // a broken peer may send these at notification rate
+                    logger.warning("GATT Value with wrong D-Bus type dropped", metadata: [
+                        "address": .string(route.address), "path": .string(signal.path),
+                        "signature": .string(entry.value.unwrapped.signature), "count": .stringConvertible(n)])
+                }
+            }
+        }
+        return onlyValue
+    }
+
+    // MARK: - mirror
+
+    private func handle(_ signal: DBusSignal) async {
+        if let change = NameOwnerChange(signal) {
+            guard change.name == BlueZ.service else { return }
+            if change.oldOwner != nil, bluezOwner != nil { await bluezVanished() }
+            if let owner = change.newOwner { await bluezAppeared(owner) }
+            return
+        }
+        guard let owner = bluezOwner, signal.sender == owner else { return }
+        let inferredBefore = mirror.connectedInferred
+        guard let path = mirror.apply(signal) else {
+            logger.debug("signal not applied to the mirror", metadata: ["member": .string(signal.member), "path": .string(signal.path)])
+            return
+        }
+        logger.debug("mirror", metadata: ["t": .stringConvertible(MonotonicClock.now()), "member": .string(signal.member),
+                                          "path": .string(path), "args": .string(Self.brief(signal))])
+        if mirror.connectedInferred != inferredBefore {
+            board.connectedInferred()
+            logger.info("ServicesResolved without a Connected signal from bluetoothd; taking the device as connected",
+                        metadata: ["path": .string(path)])
+        }
+        let depth = path.split(separator: "/").count  // 3 = adapter, 4 = device
+        for (devicePath, s) in sessions where path.isPath(under: devicePath) || path == s.adapterPath {
+            s.inbox.yield(.changed)
+        }
+        if depth <= 4 { await reconcile() }
+        if depth == 3, signal.member == "PropertiesChanged",
+           mirror.properties(path, BlueZ.adapter)?["Discovering"]?.bool == false, discoveryOn[path] == true {
+            discoveryOn[path] = false  // BlueZ ended it; reconcile starts it again if still wanted
+            await reconcile()
+        }
+    }
+
+    /// A short form of a mirror signal for debug logs: changed keys with values, added/removed interfaces.
+    private static func brief(_ signal: DBusSignal) -> String {
+        let args = signal.arguments
+        func short(_ v: DBusValue) -> String {
+            switch v.unwrapped {
+            case .bool(let b): "\(b)"
+            case .string(let s), .objectPath(let s): s
+            case .bytes(let b): "\(b.count) bytes"
+            default: v.unwrapped.signature
+            }
+        }
+        switch signal.member {
+        case "PropertiesChanged" where args.count >= 2:
+            let changed = (args[1].stringKeyedDictionary ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(short($0.value))" }
+            let gone = args.count >= 3 ? (args[2].stringArray ?? []).map { "-\($0)" } : []
+            return "\(args[0].string ?? "?") " + (changed + gone).joined(separator: ",")
+        case "InterfacesAdded" where args.count >= 2:
+            return (args[1].stringKeyedDictionary ?? [:]).keys.filter { $0.hasPrefix("org.bluez") }.sorted().joined(separator: ",")
+        case "InterfacesRemoved" where args.count >= 2:
+            return (args[1].stringArray ?? []).joined(separator: ",")
+        default:
+            return ""
+        }
+    }
+
+    private func bluezAppeared(_ owner: String) async {
+        let restarted = sawOwner
+        sawOwner = true
+        bluezOwner = owner
+        router.setOwner(owner)
+        logger.info("bluetoothd is on the bus", metadata: ["owner": .string(owner), "restart": .stringConvertible(restarted)])
+        do {
+            let reply = try await connection.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager,
+                                                  member: "GetManagedObjects", timeout: .seconds(10))
+            if !mirror.load(reply) { logger.error("GetManagedObjects reply has an unexpected shape") }
+        } catch {
+            logger.error("GetManagedObjects failed", metadata: ["error": .string("\(error)")])
+        }
+        board.bluez(available: true, restarted: restarted)
+        await reconcile()
+    }
+
+    /// Reloads the mirror from GetManagedObjects. A session calls it when a wait times out: if a signal was
+    /// missed (seen once in the lab: services resolved in bluetoothd, never in our mirror), this recovers
+    /// without dropping the link.
+    func resync() async {
+        guard bluezOwner != nil else { return }
+        do {
+            let reply = try await connection.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager,
+                                                  member: "GetManagedObjects", timeout: .seconds(10))
+            let before = mirror
+            if mirror.load(reply) {
+                let diff = mirror.differences(from: before)
+                if diff.isEmpty {
+                    logger.debug("mirror reloaded from GetManagedObjects: no change")
+                } else {
+                    board.mirrorRepaired()
+                    logger.warning("mirror reloaded from GetManagedObjects: it had missed changes", metadata: [
+                        "changes": .stringConvertible(diff.count), "diff": .string(diff.prefix(12).joined(separator: "; "))])
+                }
+            } else {
+                logger.error("GetManagedObjects reply has an unexpected shape")
+            }
+        } catch {
+            logger.warning("GetManagedObjects failed", metadata: ["error": .string("\(error)")])
+        }
+    }
+
+    private func bluezVanished() async {
+        logger.warning("bluetoothd left the bus; dropping the mirror")
+        bluezOwner = nil
+        router.setOwner(nil)
+        mirror.clear()
+        discoveryOn = [:]
+        board.bluez(available: false)
+        await reconcile()
+    }
+
+    /// Snapshot of one device for its session. `active` is false once the session was told to stop
+    /// (the stop order is then already in its inbox: the session must not act on the emptied mirror).
+    func view(devicePath: String, session: Int) -> DeviceView {
+        let active = sessions[devicePath]?.id == session
+        guard let props = mirror.properties(devicePath, BlueZ.device) else {
+            return DeviceView(active: active, exists: false, adapterPowered: false, connected: false,
+                              servicesResolved: false, name: nil, appearance: nil, characteristics: [:])
+        }
+        let adapterPath = props["Adapter"]?.objectPath ?? parentPath(devicePath)
+        return DeviceView(
+            active: active,
+            exists: true,
+            adapterPowered: mirror.properties(adapterPath, BlueZ.adapter)?["Powered"]?.bool ?? false,
+            connected: props["Connected"]?.bool ?? false,
+            servicesResolved: props["ServicesResolved"]?.bool ?? false,
+            name: props["Alias"]?.string ?? props["Name"]?.string,
+            appearance: props["Appearance"]?.int.flatMap { UInt16(exactly: $0) },
+            characteristics: mirror.characteristics(under: devicePath),
+            serviceUUIDs: (props["UUIDs"]?.stringArray ?? []).map { $0.lowercased() })
+    }
+
+    private func parentPath(_ path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    }
+
+    // MARK: - sessions and discovery
+
+    /// Replaces the allow-list (`heartctl allow` / `forget`): sessions for devices no longer wanted stop (and
+    /// disconnect, per the policy), newly wanted ones start or are discovered.
+    func setAllowList(_ allowList: Set<String>) async {
+        policy.allowList = Set(allowList.map { $0.uppercased() })
+        for (path, s) in sessions where !policy.normalizedAllowList.contains(s.address) && !policy.autoHeartRate {
+            stopSession(path, reason: .notAllowed, bluezAlive: bluezOwner != nil,
+                        disconnect: policy.disconnectOnStop && bluezOwner != nil)
+        }
+        await reconcile()
+    }
+
+    private func reconcile() async {
+        let powered = Set(mirror.adapters.filter {
+            policy.allows(adapterPath: $0.path) && $0.props["Powered"]?.bool == true
+        }.map(\.path))
+        var wanted: [String: (address: String, adapter: String)] = [:]
+        for (path, props) in mirror.devices {
+            guard let address = props["Address"]?.string?.uppercased() else { continue }
+            let adapter = props["Adapter"]?.objectPath ?? parentPath(path)
+            guard powered.contains(adapter), path.isPath(under: adapter),
+                  policy.wants(address: address, uuids: props["UUIDs"]?.stringArray ?? []) else { continue }
+            wanted[path] = (address, adapter)
+        }
+        for (path, s) in sessions where wanted[path] == nil {
+            let reason: DisconnectReason
+            if bluezOwner == nil { reason = .bluetoothdExited }
+            else if mirror.properties(s.adapterPath, BlueZ.adapter) == nil { reason = .adapterRemoved }
+            else if !powered.contains(s.adapterPath) { reason = .adapterPoweredOff }
+            else if mirror.properties(path, BlueZ.device) != nil { reason = .notAllowed }
+            else { reason = .deviceRemoved }
+            stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: false)
+        }
+        for (path, w) in wanted where sessions[path] == nil {
+            startSession(devicePath: path, address: w.address, adapterPath: w.adapter)
+        }
+        await updateDiscovery(powered: powered)
+    }
+
+    private func startSession(devicePath: String, address: String, adapterPath: String) {
+        let stats = board.stats(devicePath: devicePath, address: address, adapter: adapterPath.lastPathComponent)
+        let (stream, inbox) = AsyncStream<SessionSignal>.makeStream()
+        var log = logger
+        log[metadataKey: "address"] = .string(address)
+        nextSessionID += 1
+        let id = nextSessionID
+        let session = DeviceCaptureSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
+                                    manager: self, connection: connection, policy: policy, logger: log,
+                                    router: router, stats: stats, inbox: inbox, alarms: alarms!)
+        let task = Task {
+            await session.run(stream)
+            self.sessionFinished(id)
+        }
+        sessions[devicePath] = SessionHandle(id: id, address: address, adapterPath: adapterPath, inbox: inbox, task: task)
+        log.info("device session started", metadata: ["path": .string(devicePath)])
+    }
+
+    private func stopSession(_ path: String, reason: DisconnectReason, bluezAlive: Bool, disconnect: Bool) {
+        guard let s = sessions.removeValue(forKey: path) else { return }
+        s.inbox.yield(.stop(reason: reason, bluezAlive: bluezAlive, disconnect: disconnect))
+        ending[s.id] = s.task
+    }
+
+    private func sessionFinished(_ id: Int) {
+        ending[id] = nil
+    }
+
+    private func stopAll(reason: DisconnectReason, bluezAlive: Bool) async {
+        for path in Array(sessions.keys) {
+            stopSession(path, reason: reason, bluezAlive: bluezAlive, disconnect: policy.disconnectOnStop && bluezAlive)
+        }
+        if bluezAlive {
+            for (adapter, on) in discoveryOn where on { try? await Adapter(connection: connection, path: adapter).stopDiscovery() }
+        }
+        discoveryOn = [:]
+        let tasks = Array(ending.values)
+        // A session may sit in a long call (Connect to a sensor out of range): cancel what is left
+        // after a grace period; cancelled calls return at once and the session still reports its end.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(3))
+            for t in tasks { t.cancel() }
+        }
+        for t in tasks { await t.value }
+        watchdog.cancel()
+    }
+
+    /// One `.tick` (a reconcile) after `seconds`, replacing an earlier one for the same key.
+    private func scheduleTick(_ key: String, after seconds: Double) {
+        retryTicks[key]?.cancel()
+        let input = self.input
+        retryTicks[key] = Task {
+            do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+            input?.yield(.tick)
+        }
+    }
+
+    private func updateDiscovery(powered: Set<String>) async {
+        guard policy.discovery, bluezOwner != nil else { return }
+        let now = MonotonicClock.now()
+        for adapter in powered.sorted() {
+            let present = Set(mirror.devices.filter { $0.path.isPath(under: adapter) }
+                .compactMap { $0.props["Address"]?.string?.uppercased() })
+            let missing = !policy.normalizedAllowList.isSubset(of: present)
+            let active = sessions.values.contains { $0.adapterPath == adapter }
+            let want = missing || (policy.autoHeartRate && !active)
+            let on = discoveryOn[adapter] ?? false
+            let handle = Adapter(connection: connection, path: adapter)
+            if want && !on {
+                if let retry = discoveryRetryAt[adapter], now < retry { continue }
+                discoveryOn[adapter] = true
+                do {
+                    try await handle.setDiscoveryFilter(uuids: [GATTUUID.heartRateService.uuidString])
+                    try await handle.startDiscovery()
+                    logger.info("discovery started", metadata: ["adapter": .string(adapter)])
+                } catch let e as BlueZError where e.kind == .inProgress {
+                    // already discovering for us
+                } catch {
+                    discoveryOn[adapter] = false
+                    discoveryRetryAt[adapter] = now + 5
+                    scheduleTick(adapter, after: 5)
+                    logger.warning("StartDiscovery failed", metadata: ["adapter": .string(adapter), "error": .string("\(error)")])
+                }
+            } else if !want && on {
+                discoveryOn[adapter] = false
+                try? await handle.stopDiscovery()
+                logger.info("discovery stopped", metadata: ["adapter": .string(adapter)])
+            }
+        }
+        for (adapter, on) in discoveryOn where on && !powered.contains(adapter) { discoveryOn[adapter] = false }
+    }
+}

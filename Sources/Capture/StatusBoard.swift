@@ -1,0 +1,41 @@
+import SourceEvents
+import Synchronization
+
+/// Shared registry behind `BlueZCapture.status()`.
+final class StatusBoard: Sendable {
+    private struct Board {
+        var stats: [String: DeviceStats] = [:]  // device path → stats (kept after the session ends)
+        var restarts = 0
+        var bluezUp = false
+        var repairs = 0
+        var inferred = 0
+    }
+    private let board = Mutex(Board())
+
+    func stats(devicePath: String, address: String, adapter: String) -> DeviceStats {
+        board.withLock { b in
+            if let s = b.stats[devicePath] { return s }
+            let s = DeviceStats(address: address, adapter: adapter)
+            b.stats[devicePath] = s
+            return s
+        }
+    }
+
+    func bluez(available: Bool, restarted: Bool = false) {
+        board.withLock { b in
+            b.bluezUp = available
+            if restarted { b.restarts += 1 }
+        }
+    }
+
+    func connectedInferred() { board.withLock { $0.inferred += 1 } }
+
+    func mirrorRepaired() { board.withLock { $0.repairs += 1 } }
+
+    var snapshot: CaptureStatus {
+        let b = board.withLock { $0 }
+        return CaptureStatus(bluezAvailable: b.bluezUp, bluetoothdRestarts: b.restarts, mirrorRepairs: b.repairs,
+                             connectedInferred: b.inferred,
+                             devices: b.stats.values.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
+    }
+}

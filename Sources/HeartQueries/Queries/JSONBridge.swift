@@ -1,0 +1,31 @@
+import Control
+import Foundation
+
+/// Codable results to and from the control protocol's `JSONValue`, with one date format everywhere (ISO 8601,
+/// milliseconds, UTC): the daemon encodes typed results (`DaemonStatus`, samples), heartctl decodes the same types.
+public enum JSONBridge {
+    public static func value(_ encodable: some Encodable) -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(ExportDates.iso(date))
+        }
+        // Encoding our own plain structs cannot fail; `null` marks a programming error rather than trapping.
+        guard let data = try? encoder.encode(encodable),
+              let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
+        return value
+    }
+
+    /// The typed value of a result; throws `DecodingError` when the JSON does not have the type's shape.
+    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = ExportDates.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+            }
+            return date
+        }
+        return try decoder.decode(type, from: JSONEncoder().encode(value))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Ingest
+import SourceEvents
+
+/// The `status` result: built by the daemon, shown by heartctl — one type for both ends of the socket, so the
+/// compiler checks the contract (docs/CONTROL.md).
+public struct DaemonStatus: Sendable, Codable, Hashable {
+    public var version: String
+    /// The control protocol's version.
+    public var protocolVersion: String
+    public var pid: Int
+    /// `bluez` or `simulate`.
+    public var mode: String
+    public var started: Date
+    public var uptimeSeconds: Double
+    /// The capture source's own state (BlueZ: per-device link state and fault counters).
+    public var capture: CaptureReport
+    /// The pipeline's view of every device seen: heart rate, battery, open series, counters.
+    public var devices: [DeviceStatus]
+    public var store: StoreReport
+    /// Clients following `watch`.
+    public var watchers: Int
+
+    public init(version: String, protocolVersion: String, pid: Int, mode: String, started: Date, uptimeSeconds: Double,
+                capture: CaptureReport, devices: [DeviceStatus], store: StoreReport, watchers: Int) {
+        self.version = version
+        self.protocolVersion = protocolVersion
+        self.pid = pid
+        self.mode = mode
+        self.started = started
+        self.uptimeSeconds = uptimeSeconds
+        self.capture = capture
+        self.devices = devices
+        self.store = store
+        self.watchers = watchers
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, protocolVersion = "protocol", pid, mode, started, uptimeSeconds = "uptime_s", capture, devices,
+             store, watchers
+    }
+}
+
+/// `status.store`: the database file and the sink's queue and failures.
+public struct StoreReport: Sendable, Codable, Hashable {
+    public var path: String?
+    public var sizeBytes: Int
+    public var sink: SinkStatus
+
+    public init(path: String?, sizeBytes: Int, sink: SinkStatus) {
+        self.path = path
+        self.sizeBytes = sizeBytes
+        self.sink = sink
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, sizeBytes = "size_bytes", sink
+    }
+}
+
+/// Where the daemon's events come from.
+public enum CaptureSourceKind: String, Sendable, Codable, Hashable {
+    case bluez, simulator
+}
+
+/// `status.capture`: the source, and for BlueZ its allow-list and the client's `CaptureStatus` (whose fields sit
+/// beside `source` in the JSON object, as `capture.devices[]`, `capture.mirrorRepairs` …).
+public struct CaptureReport: Sendable, Codable, Hashable {
+    public var source: CaptureSourceKind
+    public var allowList: [String]?
+    public var bluez: CaptureStatus?
+
+    public init(source: CaptureSourceKind, allowList: [String]? = nil, bluez: CaptureStatus? = nil) {
+        self.source = source
+        self.allowList = allowList
+        self.bluez = bluez
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, allowList = "allow_list"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        source = try c.decode(CaptureSourceKind.self, forKey: .source)
+        allowList = try c.decodeIfPresent([String].self, forKey: .allowList)
+        bluez = source == .bluez ? try CaptureStatus(from: decoder) : nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try bluez?.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encodeIfPresent(allowList, forKey: .allowList)
+    }
+}

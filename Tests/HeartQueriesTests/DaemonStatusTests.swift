@@ -1,0 +1,60 @@
+import Control
+import Foundation
+import HealthModel
+@testable import HeartQueries
+import Ingest
+import SourceEvents
+import Testing
+
+/// `status` is one type at both ends of the socket: what the daemon encodes, heartctl decodes into the same
+/// value, and the JSON keeps the documented shape (docs/CONTROL.md).
+@Suite struct DaemonStatusTests {
+    static func sample(capture: CaptureReport) -> DaemonStatus {
+        var counters = IngestCounters()
+        counters.notifications = 12
+        counters.gapsByRule = [GapReason.connection.rawValue: 1]
+        let device = DeviceStatus(address: "A0:9E:1A:12:34:56", connected: true, device: DeviceInfo(name: "Polar H10"),
+                                  lastNotification: Date(timeIntervalSince1970: 1_800_000_000.25), currentBPM: 61,
+                                  batteryPercent: 87, beatsInOpenSeries: 40, seriesFinished: 2, counters: counters)
+        var sink = SinkStatus()
+        sink.lastError = "disk I/O error"
+        sink.queuedBeats = 300
+        return DaemonStatus(version: "1.2.3", protocolVersion: ControlProtocol.version, pid: 42, mode: "bluez",
+                            started: Date(timeIntervalSince1970: 1_800_000_000), uptimeSeconds: 60, capture: capture,
+                            devices: [device], store: StoreReport(path: "/var/lib/heartd/heartd.sqlite", sizeBytes: 4096,
+                                                                  sink: sink),
+                            watchers: 1)
+    }
+
+    @Test func bluezStatusRoundTripsWithItsDocumentedShape() throws {
+        let bluez = CaptureStatus(bluezAvailable: true, bluetoothdRestarts: 1, mirrorRepairs: 0, connectedInferred: 2,
+                                  devices: [DeviceCaptureStatus(address: "A0:9E:1A:12:34:56", adapter: "hci0",
+                                                                state: .streaming, subscribeMode: .acquireNotify)])
+        let status = Self.sample(capture: CaptureReport(source: .bluez, allowList: ["A0:9E:1A:12:34:56"], bluez: bluez))
+        let json = JSONBridge.value(status)
+        #expect(try JSONBridge.decode(DaemonStatus.self, from: json) == status)
+        #expect(json["uptime_s"] == .double(60) || json["uptime_s"] == .int(60))
+        #expect(json["protocol"] == .string(ControlProtocol.version))
+        #expect(json["store"]?["size_bytes"] == .int(4096))
+        #expect(json["store"]?["sink"]?["lastError"] == .string("disk I/O error"))
+        // The client's fields sit beside `source` (capture.devices[], capture.mirrorRepairs …).
+        #expect(json["capture"]?["source"] == .string("bluez"))
+        #expect(json["capture"]?["allow_list"] == .array([.string("A0:9E:1A:12:34:56")]))
+        #expect(json["capture"]?["connectedInferred"] == .int(2))
+        #expect(json["capture"]?["devices"]?.arrayValue?.first?["subscribeMode"] == .string("acquire-notify"))
+        #expect(json["devices"]?.arrayValue?.first?["lastNotification"] == .string("2027-01-15T08:00:00.250Z"))
+    }
+
+    @Test func simulatorStatusHasOnlyItsSource() throws {
+        let status = Self.sample(capture: CaptureReport(source: .simulator))
+        let json = JSONBridge.value(status)
+        #expect(json["capture"] == .object(["source": .string("simulator")]))
+        #expect(try JSONBridge.decode(DaemonStatus.self, from: json) == status)
+    }
+
+    @Test func aStatusOfAnotherShapeIsAnError() {
+        #expect(throws: DecodingError.self) {
+            try JSONBridge.decode(DaemonStatus.self, from: .object(["version": .string("1")]))
+        }
+    }
+}

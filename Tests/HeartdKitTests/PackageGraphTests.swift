@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// Package.swift says what the code does: heartctl's graph has no Bluetooth or D-Bus, the built heartctl links no
+/// libdbus, and every target's imports equal its declared dependencies (no declared-but-unused, no
+/// used-but-undeclared).
+@Suite(.serialized) struct PackageGraphTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    /// Modules of the toolchain and the OS: imported without a declaration. (Module names start upper-case, which
+    /// also keeps out the `import dbus` of the Python fixtures embedded in Swift strings.)
+    static let system: Set<String> = ["Foundation", "FoundationXML", "FoundationEssentials", "Glibc", "Dispatch",
+                                      "Synchronization", "Testing", "XCTest"]
+    static let bluetooth: Set<String> = ["BlueZ", "Capture", "DBus", "CDBus", "Timers"]
+
+    struct Target {
+        let name: String
+        let path: String
+        let dependencies: [String]
+    }
+
+    /// The manifest as SwiftPM reads it (`dump-package`; its own scratch path, so it never waits for the lock of
+    /// the build that runs these tests).
+    static func targets() throws -> [String: Target] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("heartd-dump-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path,
+                             "dump-package"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "swift package dump-package failed")
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var result: [String: Target] = [:]
+        for t in json["targets"] as? [[String: Any]] ?? [] {
+            let name = t["name"] as? String ?? ""
+            let type = t["type"] as? String ?? ""
+            let defaultDir = type == "test" ? "Tests" : "Sources"
+            let deps = (t["dependencies"] as? [[String: Any]] ?? []).compactMap { d -> String? in
+                if let byName = d["byName"] as? [Any] { return byName.first as? String }
+                if let target = d["target"] as? [Any] { return target.first as? String }
+                if let product = d["product"] as? [Any] { return product.first as? String }
+                return nil
+            }
+            result[name] = Target(name: name, path: t["path"] as? String ?? "\(defaultDir)/\(name)", dependencies: deps)
+        }
+        return result
+    }
+
+    static func closure(of name: String, in targets: [String: Target]) -> Set<String> {
+        var seen: Set<String> = []
+        var stack = [name]
+        while let next = stack.popLast() {
+            for d in targets[next]?.dependencies ?? [] where seen.insert(d).inserted { stack.append(d) }
+        }
+        return seen
+    }
+
+    @Test func heartctlDependsOnNoBluetoothOrDBus() throws {
+        let targets = try Self.targets()
+        let graph = Self.closure(of: "heartctl", in: targets)
+        #expect(graph.contains("HeartQueries"))
+        #expect(graph.intersection(Self.bluetooth).isEmpty, "heartctl reaches \(graph.intersection(Self.bluetooth))")
+        #expect(Self.closure(of: "heartd", in: targets).isSuperset(of: ["Capture", "DBus"]))
+    }
+
+    @Test func builtHeartctlLinksNoLibdbus() throws {
+        let heartctl = try BuiltProducts.path("heartctl")
+        let ldd = Process()
+        ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        ldd.arguments = [heartctl]
+        let out = Pipe()
+        ldd.standardOutput = out
+        try ldd.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ldd.waitUntilExit()
+        #expect(text.contains("libc.so"))  // ldd really listed the libraries
+        #expect(!text.contains("dbus"), "heartctl links: \(text)")
+        // heartd is the control case: the same check finds libdbus there.
+        let heartd = Process()
+        heartd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        heartd.arguments = [try BuiltProducts.path("heartd")]
+        let heartdOut = Pipe()
+        heartd.standardOutput = heartdOut
+        try heartd.run()
+        let heartdText = String(decoding: heartdOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        heartd.waitUntilExit()
+        #expect(heartdText.contains("libdbus-1"))
+    }
+
+    @Test func importsEqualDeclaredDependencies() throws {
+        let targets = try Self.targets()
+        let importLine = try Regex(#"^(?:@testable |internal |@preconcurrency |@_exported )*import ([A-Z]\w*)"#)
+            .anchorsMatchLineEndings()
+        var problems: [String] = []
+        for target in targets.values.sorted(by: { $0.name < $1.name }) {
+            let dir = Self.root.appendingPathComponent(target.path)
+            guard let files = FileManager.default.enumerator(atPath: dir.path) else { continue }
+            var imported: Set<String> = []
+            var sawSwift = false
+            for case let file as String in files where file.hasSuffix(".swift") && !file.hasPrefix("Fixtures/") {
+                sawSwift = true
+                let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+                for match in text.matches(of: importLine) { imported.insert(String(match.output[1].substring ?? "")) }
+            }
+            guard sawSwift else { continue }  // C and system-library targets
+            imported.subtract(Self.system)
+            imported.remove(target.name)
+            let declared = Set(target.dependencies)
+            let undeclared = imported.subtracting(declared), unused = declared.subtracting(imported)
+            if !undeclared.isEmpty { problems.append("\(target.name) imports undeclared \(undeclared.sorted())") }
+            if !unused.isEmpty { problems.append("\(target.name) declares unused \(unused.sorted())") }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "; "))")
+    }
+}
