@@ -83,7 +83,9 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "TestBus"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),
+        .testTarget(name: "HeartStoreTests", dependencies: [
+            "HeartStore", "HealthModel", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
