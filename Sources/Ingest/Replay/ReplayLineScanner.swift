@@ -15,38 +15,48 @@ struct ReplayLineScanner {
     private var lastRawDevice: [UInt8] = []
     private var lastDevice = ""
 
-    /// The line's event or its issue, or nil when the full decoder must read it.
-    mutating func scan(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<SourceEvent?, ReplayIssue>? {
+    enum Outcome {
+        /// The line's event was appended.
+        case appended
+        case issue(ReplayIssue)
+        /// Not a shape the scanner reads: the full decoder must.
+        case unsupported
+    }
+
+    /// Appends the line's event to `events` (no intermediate copies of the event: a `SourceEvent` is large),
+    /// or says what is wrong with it or that the full decoder must read it.
+    mutating func scan(_ line: UnsafeBufferPointer<UInt8>, number: Int, into events: inout [SourceEvent]) -> Outcome {
         var cursor = Cursor(bytes: line)
-        guard cursor.take(UInt8(ascii: "{")) else { return nil }
+        guard cursor.take(UInt8(ascii: "{")) else { return .unsupported }
         var time: Double?, device: Range<Int>?, hex: Range<Int>?
         repeat {
-            guard let key = cursor.string(), cursor.take(UInt8(ascii: ":")) else { return nil }
+            guard let key = cursor.string(), cursor.take(UInt8(ascii: ":")) else { return .unsupported }
             switch key.count {
             case 1 where line[key.lowerBound] == UInt8(ascii: "t") && time == nil:
-                guard let value = cursor.number(), value.isFinite else { return nil }
+                guard let value = cursor.number(), value.isFinite else { return .unsupported }
                 time = value
             case 6 where Self.equal(line, key, "device") && device == nil:
-                guard let value = cursor.string() else { return nil }
+                guard let value = cursor.string() else { return .unsupported }
                 device = value
             case 3 where Self.equal(line, key, "hex") && hex == nil:
-                guard let value = cursor.string() else { return nil }
+                guard let value = cursor.string() else { return .unsupported }
                 hex = value
             default:
-                return nil
+                return .unsupported
             }
         } while cursor.take(UInt8(ascii: ","))
-        guard cursor.take(UInt8(ascii: "}")), cursor.atEnd, let time, let device, let hex else { return nil }
+        guard cursor.take(UInt8(ascii: "}")), cursor.atEnd, let time, let device, let hex else { return .unsupported }
 
-        guard let address = address(line, device) else { return nil }
+        guard let address = address(line, device) else { return .unsupported }
         guard !address.isEmpty else {
-            return .failure(ReplayIssue(line: number, code: .emptyDevice, reason: "\"device\" is empty"))
+            return .issue(ReplayIssue(line: number, code: .emptyDevice, reason: "\"device\" is empty"))
         }
-        guard let bytes = Self.bytes(line, hex) else { return nil }
+        guard let bytes = Self.bytes(line, hex) else { return .unsupported }
         guard let bytes else {
-            return .failure(ReplayIssue(line: number, code: .invalidHex, reason: "\"hex\" is not an even number of hex digits"))
+            return .issue(ReplayIssue(line: number, code: .invalidHex, reason: "\"hex\" is not an even number of hex digits"))
         }
-        return .success(.notification(address: address, bytes: bytes, at: Timestamp(unixSeconds: time)))
+        events.append(.notification(address: address, bytes: bytes, at: Timestamp(unixSeconds: time)))
+        return .appended
     }
 
     /// The device trimmed of blanks and upper-cased (what the full decoder does); nil for non-ASCII.
@@ -55,7 +65,10 @@ struct ReplayLineScanner {
         while let first = range.first, line[first] == 0x20 || line[first] == 0x09 { range = range.dropFirst() }
         while let last = range.last, line[last] == 0x20 || line[last] == 0x09 { range = range.dropLast() }
         let raw = UnsafeBufferPointer(rebasing: line[range])
-        if raw.elementsEqual(lastRawDevice) { return lastDevice }
+        if raw.count == lastRawDevice.count, let new = raw.baseAddress,
+           lastRawDevice.withUnsafeBufferPointer({ old in old.baseAddress.map { memcmp($0, new, raw.count) == 0 } ?? false }) {
+            return lastDevice
+        }
         guard raw.allSatisfy({ $0 < 0x80 }) else { return nil }
         lastRawDevice = Array(raw)
         lastDevice = String(decoding: raw.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
@@ -136,26 +149,53 @@ private struct Cursor {
         return nil
     }
 
-    /// A JSON number (RFC 8259 grammar), converted by `strtod` (correctly rounded, as the full decoder's).
+    /// A JSON number (RFC 8259 grammar). Exact: up to 19 digits and a power of ten within ±22 take Clinger's
+    /// fast path (both the digits, below 2^53, and 10^|e| are exact doubles, so one multiplication or division
+    /// rounds correctly), anything else `strtod` — the same double the full decoder reads.
     mutating func number() -> Double? {
         skipBlanks()
         let start = index
-        func digits() -> Int {
+        var mantissa: UInt64 = 0, digitCount = 0, fractionDigits = 0
+        func digits(fraction: Bool) -> Int {
             let from = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                if digitCount < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[index] - UInt8(ascii: "0"))
+                    if fraction { fractionDigits += 1 }
+                }
+                digitCount += 1
+                index += 1
+            }
             return index - from
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         let integer = index
-        guard digits() > 0, bytes[integer] != UInt8(ascii: "0") || index - integer == 1 else { return nil }
+        guard digits(fraction: false) > 0, bytes[integer] != UInt8(ascii: "0") || index - integer == 1 else { return nil }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { return nil }
+            guard digits(fraction: true) > 0 else { return nil }
         }
+        var exponent = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { return nil }
+            var sign = 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                if bytes[index] == UInt8(ascii: "-") { sign = -1 }
+                index += 1
+            }
+            let from = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                if exponent < 10_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
+                index += 1
+            }
+            guard index > from else { return nil }
+            exponent *= sign
+        }
+        let power = exponent - fractionDigits
+        if digitCount <= 19, mantissa <= 1 << 53, (-22...22).contains(power) {
+            let value = power < 0 ? Double(mantissa) / Self.powersOfTen[-power] : Double(mantissa) * Self.powersOfTen[power]
+            return negative ? -value : value
         }
         let length = index - start
         guard length < 64 else { return nil }
@@ -165,4 +205,7 @@ private struct Cursor {
             return strtod(text.baseAddress!, nil)
         }
     }
+
+    /// 10^0 … 10^22, each exactly representable.
+    private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { value, _ in value * 10 } }
 }

@@ -81,7 +81,7 @@ public final class ReplayStream {
         events.reserveCapacity(min(limit, 1024))
         while events.count < limit, let line = try nextLine() {
             lineCount += 1
-            if let event = parse(UnsafeBufferPointer(line)) { events.append(event) }
+            parse(UnsafeBufferPointer(line), into: &events)
         }
         eventCount += events.count
         return events
@@ -97,28 +97,31 @@ public final class ReplayStream {
         }
     }
 
-    private func parse(_ raw: UnsafeBufferPointer<UInt8>) -> SourceEvent? {
+    private func parse(_ raw: UnsafeBufferPointer<UInt8>, into events: inout [SourceEvent]) {
         var line = raw
         if line.last == UInt8(ascii: "\r") { line = UnsafeBufferPointer(rebasing: line.dropLast()) }
-        let result: Result<SourceEvent?, ReplayIssue>
         if skippedLongLine {
             skippedLongLine = false
-            result = .failure(ReplayIssue(line: lineCount, code: .lineTooLong,
-                                          reason: "longer than \(Self.maxLineBytes) bytes; skipped"))
-        } else if let fast = scanner.scan(line, number: lineCount) {
-            result = fast
-        } else if let text = String(validating: line, as: UTF8.self) {
-            result = ReplayReader.parseLine(text, number: lineCount)
-        } else {
-            result = .failure(ReplayIssue(line: lineCount, code: .invalidUTF8, reason: "not valid UTF-8"))
+            return record(ReplayIssue(line: lineCount, code: .lineTooLong, reason: "longer than \(Self.maxLineBytes) bytes; skipped"))
         }
-        switch result {
-        case .success(let event): return event
-        case .failure(let issue):
-            issueCount += 1
-            if issues.count < Self.keptIssues { issues.append(issue) }
-            return nil
+        switch scanner.scan(line, number: lineCount, into: &events) {
+        case .appended: return
+        case .issue(let issue): return record(issue)
+        case .unsupported: break
         }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            return record(ReplayIssue(line: lineCount, code: .invalidUTF8, reason: "not valid UTF-8"))
+        }
+        switch ReplayReader.parseLine(text, number: lineCount) {
+        case .success(let event?): events.append(event)
+        case .success(nil): break
+        case .failure(let issue): record(issue)
+        }
+    }
+
+    private func record(_ issue: ReplayIssue) {
+        issueCount += 1
+        if issues.count < Self.keptIssues { issues.append(issue) }
     }
 
     /// Set when the line being returned was too long (its bytes are gone; an empty line stands for it).
