@@ -42,8 +42,11 @@ public struct Replay {
         let database = try HeartDatabase(path: databasePath)
         let before = try database.currentAnchor()
         let pipeline = IngestPipeline(settings: settings, sink: StoreSink(database: database, logger: logger), logger: logger)
-        // Batches under one lock each, as `consume(_:tickWithEventTime: true)` does event by event.
-        while case let batch = try stream.nextEvents(), !batch.isEmpty {
+        // Parsed a few batches ahead on a thread of its own; each batch handled under one lock, as
+        // `consume(_:tickWithEventTime: true)` does event by event.
+        let reader = ReplayReadAhead(stream)
+        defer { reader.cancel() }
+        while case let batch = try reader.next(), !batch.isEmpty {
             pipeline.handleNow(batch, tickWithEventTime: true)
         }
         await pipeline.finishAll(reason: .shutdown)
