@@ -111,6 +111,28 @@ import Glibc
         }
     }
 
+    @Test("numbers: the scanner's fast path gives the full decoder's double, digit for digit")
+    func numbersMatchTheFullDecoder() {
+        var rng = SystemRandomNumberGenerator()
+        var lines: [String] = []
+        for _ in 0..<3000 {
+            let integer = String(UInt64.random(in: 0...UInt64.max, using: &rng)).prefix(Int.random(in: 1...20, using: &rng))
+            let fraction = String(UInt64.random(in: 0...UInt64.max, using: &rng)).prefix(Int.random(in: 0...19, using: &rng))
+            var text = (integer.first == "0" ? "0" : String(integer)) + (fraction.isEmpty ? "" : "." + fraction)
+            if Bool.random(using: &rng) { text += "e" + String(Int.random(in: -30...30, using: &rng)) }
+            if Bool.random(using: &rng) { text = "-" + text }
+            lines.append(#"{"t":\#(text),"device":"a","hex":"10"}"#)
+        }
+        for line in lines {
+            let fast = (try? ReplayStream(text: line).readAll()) ?? []
+            guard case .success(let event?) = ReplayReader.parseLine(line, number: 1) else {
+                Issue.record("the full decoder refused \(line)")
+                continue
+            }
+            #expect(fast.first?.at.monotonic.bitPattern == event.at.monotonic.bitPattern, "\(line)")
+        }
+    }
+
     @Test("issues beyond the kept ones are counted")
     func issuesAreCountedBeyondTheKeptOnes() throws {
         let text = Array(repeating: "garbage", count: ReplayStream.keptIssues + 5).joined(separator: "\n") + "\n" + Self.good
