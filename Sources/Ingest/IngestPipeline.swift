@@ -311,6 +311,10 @@ struct PipelineCore {
     // MARK: output
 
     private mutating func deliver(_ effects: SessionEffects) {
+        // Most ticks (a replay ticks after every event) have nothing to deliver and nothing to retry.
+        if effects.batches.isEmpty, effects.devices.isEmpty, effects.live.isEmpty, buffer.isEmpty, pendingDevices.isEmpty {
+            return
+        }
         for device in effects.devices {
             pendingDevices[device.localIdentifier ?? ""] = device
         }
