@@ -46,8 +46,15 @@ public struct Replay {
         // `consume(_:tickWithEventTime: true)` does event by event.
         let reader = ReplayReadAhead(stream)
         defer { reader.cancel() }
-        while case let batch = try reader.next(), !batch.isEmpty {
-            pipeline.handleNow(batch, tickWithEventTime: true)
+        do {
+            while case let batch = try reader.next(), !batch.isEmpty {
+                pipeline.handleNow(batch, tickWithEventTime: true)
+            }
+        } catch {
+            // Reading failed midway: what was read is stored all the same, then the error is reported.
+            await pipeline.finishAll(reason: .shutdown)
+            try database.checkpointWAL()
+            throw error
         }
         await pipeline.finishAll(reason: .shutdown)
         let saved = try database.addedSampleCount(since: before)
