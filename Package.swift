@@ -105,7 +105,9 @@ let package = Package(
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
-        .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),
+        .testTarget(name: "HeartStoreTests", dependencies: [
+            "HeartStore", "HealthModel", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),

@@ -8,6 +8,13 @@ extension HeartDatabase {
         try read { db in try AnchorSequence.current(db) }
     }
 
+    /// How many stored samples were added after `anchor` (without reading them).
+    public func addedSampleCount(since anchor: Int64) throws(StoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM samples WHERE anchor > ?", arguments: [anchor]) ?? 0
+        }
+    }
+
     /// Samples added and deleted after `anchor`, at most `limit` changes in all, oldest first, with the anchor
     /// to pass next time. Pass 0 the first time. When fewer than `limit` changes are returned, the new anchor
     /// is the current one, so a client that is caught up stays caught up.

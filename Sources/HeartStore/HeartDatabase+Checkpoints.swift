@@ -116,7 +116,8 @@ extension HeartDatabase {
 
     static func deleteCheckpoints(_ uuids: [UUID], in db: Database) throws {
         guard !uuids.isEmpty else { return }
-        let keys = uuids.map(StoreCoding.uuidBlob)
-        try CheckpointRecord.filter(keys.contains(CheckpointRecord.Columns.uuid)).deleteAll(db)
+        // A cached statement: this runs with every save of finished series.
+        let delete = try db.cachedStatement(sql: "DELETE FROM open_series WHERE uuid = ?")
+        for uuid in uuids { try delete.execute(arguments: [StoreCoding.uuidBlob(uuid)]) }
     }
 }

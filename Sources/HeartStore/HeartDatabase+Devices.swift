@@ -21,7 +21,9 @@ extension HeartDatabase {
     static func upsertDevice(_ info: DeviceInfo, firstSeen: Date, lastSeen: Date, in db: Database) throws -> Int64 {
         let existing: DeviceRecord?
         if let address = info.localIdentifier {
-            existing = try DeviceRecord.filter(DeviceRecord.Columns.address == address).fetchOne(db)
+            // A cached statement: this runs with every save of finished series.
+            existing = try DeviceRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE address = ?"),
+                                                 arguments: [address])
         } else {
             existing = try DeviceRecord.filter(DeviceRecord.Columns.address == nil).fetchAll(db)
                 .first { $0.info == info }

@@ -105,10 +105,11 @@ extension HeartDatabase {
     static func summaries(_ records: [SampleRecord], in db: Database) throws -> [SampleSummary] {
         let infos = try deviceInfos(ids: records.compactMap(\.deviceId), in: db)
         return try records.map { record in
-            SampleSummary(
+            let device = try device(of: record, infos: infos)
+            return SampleSummary(
                 uuid: record.uuid, typeIdentifier: record.type, start: record.start, end: record.end,
-                count: record.count, aggregates: record.aggregates, device: try device(of: record, infos: infos),
-                metadata: record.metadata, anchor: record.anchor)
+                count: record.count, aggregates: record.aggregates, device: device,
+                metadata: record.fullMetadata(device: device), anchor: record.anchor)
         }
     }
 

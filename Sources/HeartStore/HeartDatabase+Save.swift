@@ -43,8 +43,11 @@ extension HeartDatabase {
             seen[device] = (min(span?.first ?? sample.start, sample.start), max(span?.last ?? sample.end, sample.end))
         }
         var deviceIds: [DeviceInfo: Int64] = [:]
+        var rowMetadata: [Int64: Metadata] = [:]  // each device row's metadata after the upserts
         for (device, span) in seen {
-            deviceIds[device] = try upsertDevice(device, firstSeen: span.first, lastSeen: span.last, in: db)
+            let id = try upsertDevice(device, firstSeen: span.first, lastSeen: span.last, in: db)
+            deviceIds[device] = id
+            rowMetadata[id] = device.metadata
         }
         for sample in samples {
             let uuid = sample.uuid
@@ -87,7 +90,8 @@ extension HeartDatabase {
                 }
             }
             let deviceId = sample.device.flatMap { deviceIds[$0] }
-            let record = SampleRecord(sample: sample, deviceId: deviceId, anchor: anchors.next(), contents: contents)
+            let record = SampleRecord(sample: sample, deviceId: deviceId, deviceMetadata: deviceId.flatMap { rowMetadata[$0] },
+                                      anchor: anchors.next(), contents: contents)
             try record.insert(db)
             result.saved.append(uuid)
             let duration = sample.end.timeIntervalSince(sample.start)

@@ -31,9 +31,15 @@ public final class HeartDatabase: Sendable {
         }
         var config = Self.configuration(readOnly: false)
         config.prepareDatabase { db in
-            // A 1000-beat series row is ~2.1 KB: a 4 KB page holds only one of them (half the file would be
-            // free space), an 8 KB page three. Takes effect only when the file is created; a no-op afterwards.
-            try db.execute(sql: "PRAGMA page_size = 8192")
+            // 1 KB pages: a 1000-beat series row (~2 KB) spills into overflow pages that SQLite fills whole,
+            // and every table and index (about 20) starts with one page. A real day measured 560 kB at 1 KB,
+            // 721 kB at 8 KB (every B-tree's first page, slack after the 2 KB rows), 926 kB at 4 KB (one row a
+            // page) — docs/BENCHMARKS.md. Takes effect only when the file is created: older stores keep theirs.
+            try db.execute(sql: "PRAGMA page_size = 1024")
+            // Checkpoint the WAL at 8 MiB as with 8 KiB pages (SQLite's default is 1000 pages, 1 MiB at 1 KiB):
+            // every checkpoint costs two fsyncs. Bounds the WAL the same way whatever the page size.
+            let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(8 * 1024 * 1024 / max(pageSize, 512))")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let pool: DatabasePool
@@ -52,7 +58,8 @@ public final class HeartDatabase: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, "no database at \(path)")
         }
-        let config = Self.configuration(readOnly: true)
+        var config = Self.configuration(readOnly: true)
+        config.prepareDatabase { db in try Schema.shadowMissingColumns(db) }
         do {
             let reader: any DatabaseWriter
             do {
@@ -61,7 +68,7 @@ public final class HeartDatabase: Sendable {
                 // A WAL database whose -shm file is missing and cannot be created: a plain connection works.
                 reader = try DatabaseQueue(path: path, configuration: config)
             }
-            let migrated = try reader.read { db in try Schema.migrator.hasCompletedMigrations(db) }
+            let migrated = try reader.read { db in try Schema.isReadable(db) }
             guard migrated else {
                 throw StoreError(.corruptDatabase, "\(path) is not a heartd database of a known version")
             }

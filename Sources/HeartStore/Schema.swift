@@ -79,6 +79,29 @@ enum Schema {
                 t.column("maxDuration", .double).notNull()
             }
         }
+        migrator.registerMigration("v2-device-metadata") { db in
+            // 1 when the row's `metadata` leaves out the keys of its device's metadata (serial number, sensor
+            // location: the same on every sample of a device) and reads merge them back from the device.
+            // Old rows keep 0 and their full metadata. Integers 0 and 1 take no bytes in an SQLite record.
+            try db.alter(table: "samples") { t in
+                t.add(column: "inheritsDeviceMetadata", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
+    }
+
+    /// A store of an older version opened read-only cannot be migrated: on each connection, a temporary view
+    /// shadows a table that lacks a later column with that column's default, so every read path works
+    /// unchanged (unqualified names resolve to `temp` first).
+    static func shadowMissingColumns(_ db: Database) throws {
+        let columns = try db.columns(in: "samples").map(\.name)
+        guard !columns.isEmpty, !columns.contains("inheritsDeviceMetadata") else { return }
+        try db.execute(sql: "CREATE TEMP VIEW samples AS SELECT *, 0 AS inheritsDeviceMetadata FROM main.samples")
+    }
+
+    /// Whether a store can be read read-only: it has at least the first migration (later columns are
+    /// shadowed by `shadowMissingColumns`).
+    static func isReadable(_ db: Database) throws -> Bool {
+        try migrator.appliedIdentifiers(db).contains("v1-initial")
     }
 }

@@ -124,6 +124,8 @@ struct PipelineCore {
     /// Sessions in boxes: a session changes in place, without a copy out of the dictionary and back (a copy left
     /// behind would also share the builders' storage and make every insert copy the whole open series).
     private var sessions: [String: SessionSlot] = [:]
+    /// The session of the previous event (sessions are never removed).
+    private var lastSlot: SessionSlot?
     private var buffer: SinkBuffer
     private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
@@ -161,13 +163,16 @@ struct PipelineCore {
         lastEventTime = event.at
         let address = event.address
         let slot: SessionSlot
-        if let existing = sessions[address] {
+        if let last = lastSlot, last.address == address {
+            slot = last  // most events are the same sensor's as the one before: no hashing
+        } else if let existing = sessions[address] {
             slot = existing
         } else {
             slot = SessionSlot(DeviceSession(address: address, at: event.at, settings: settings, logger: logger,
                                              makeUUID: makeUUID))
             sessions[address] = slot
         }
+        lastSlot = slot
         var effects = SessionEffects()
         switch event {
         case .connected(_, let info, let at): slot.session.connect(info, at: at, effects: &effects)
@@ -190,8 +195,12 @@ struct PipelineCore {
     /// Idle timeouts and maximum durations at `now` (source time), and a retry of a failing sink.
     private mutating func tickSessions(now: Timestamp) {
         var effects = SessionEffects()
-        for address in sessions.keys.sorted() {
-            sessions[address]?.session.tick(now: now, effects: &effects)
+        if sessions.count == 1, let only = sessions.first?.value {
+            only.session.tick(now: now, effects: &effects)  // a replay ticks after every event: no sort, no array
+        } else {
+            for address in sessions.keys.sorted() {
+                sessions[address]?.session.tick(now: now, effects: &effects)
+            }
         }
         deliver(effects)
     }
@@ -303,6 +312,10 @@ struct PipelineCore {
     // MARK: output
 
     private mutating func deliver(_ effects: SessionEffects) {
+        // Most ticks (a replay ticks after every event) have nothing to deliver and nothing to retry.
+        if effects.batches.isEmpty, effects.devices.isEmpty, effects.live.isEmpty, buffer.isEmpty, pendingDevices.isEmpty {
+            return
+        }
         for device in effects.devices {
             pendingDevices[device.localIdentifier ?? ""] = device
         }
@@ -323,7 +336,7 @@ struct PipelineCore {
 
     /// Saves pending devices and queued batches, stopping at the first failure (retried next time).
     private mutating func flush() {
-        for address in pendingDevices.keys.sorted() {
+        for address in pendingDevices.isEmpty ? [] : pendingDevices.keys.sorted() {
             guard let device = pendingDevices[address] else { continue }
             do {
                 try sink.upsertDevice(device)
@@ -367,6 +380,10 @@ struct PipelineCore {
 
 /// A device session in a box (see `PipelineCore.sessions`); only touched under the pipeline's lock.
 final class SessionSlot {
+    let address: String
     var session: DeviceSession
-    init(_ session: DeviceSession) { self.session = session }
+    init(_ session: DeviceSession) {
+        address = session.address
+        self.session = session
+    }
 }

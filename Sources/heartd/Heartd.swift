@@ -149,7 +149,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
-    @Argument(help: "The recording.")
+    @Argument(help: "The recording (`-`: standard input).")
     var file: String
 
     func run() async throws {
@@ -162,10 +162,20 @@ struct ReplayCommand: AsyncParsableCommand {
         var handler = StderrLogHandler(label: "heartd.replay")
         handler.logLevel = .warning
         let logger = Logger(label: "heartd.replay", factory: { _ in handler })
-        let report = try await Replay(settings: configuration.ingestSettings, logger: logger)
-            .run(file: URL(fileURLWithPath: file), databasePath: absolute(db))
+        let report: Replay.Report
+        do {
+            report = try await Replay(settings: configuration.ingestSettings, logger: logger)
+                .run(path: file, databasePath: absolute(db))
+        } catch {
+            // ReplayError and StoreError say what and where with a code; no stack of wrappers.
+            FileHandle.standardError.write(Data("heartd replay: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
         for issue in report.issues {
-            FileHandle.standardError.write(Data("\(file):\(issue.line): skipped: \(issue.reason)\n".utf8))
+            FileHandle.standardError.write(Data("\(file):\(issue.line): skipped (\(issue.code.rawValue)): \(issue.reason)\n".utf8))
+        }
+        if report.issueCount > report.issues.count {
+            FileHandle.standardError.write(Data("\(file): \(report.issueCount - report.issues.count) more bad line(s) skipped\n".utf8))
         }
         if json {
             let encoder = JSONEncoder()
@@ -175,7 +185,7 @@ struct ReplayCommand: AsyncParsableCommand {
         } else {
             let beats = report.devices.reduce(0) { $0 + $1.counters.beats }
             print("replayed \(report.events) events from \(file): \(report.samplesSaved) samples saved, \(beats) beats, " +
-                  "\(report.issues.count) bad line(s) skipped")
+                  "\(report.issueCount) bad line(s) skipped")
         }
     }
 }

@@ -54,7 +54,7 @@ import Testing
             #"{"t": 11, "device": "AA:BB:CC:DD:EE:02", "hex": "\#(ReplayReader.hex(hrm(60, rr: [1024])))"}"#,
         ]
         let source = ReplaySource(text: lines.joined(separator: "\n"))
-        #expect(source.issues == [ReplayIssue(line: 2, reason: "\"hex\" is not an even number of hex digits")])
+        #expect(source.issues == [ReplayIssue(line: 2, code: .invalidHex, reason: "\"hex\" is not an even number of hex digits")])
         let (pipeline, sink) = makePipeline()
         await pipeline.consume(source, tickWithEventTime: true)
         let status = try #require(await pipeline.status().first)

@@ -24,11 +24,12 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
         static let syncVersion = Column("syncVersion")
         static let anchor = Column("anchor")
         static let contents = Column("contents")
+        static let inheritsDeviceMetadata = Column("inheritsDeviceMetadata")
     }
 
     /// Every column but `contents`, for summaries.
     static let summaryColumns = "uuid, type, startDate, endDate, count, average, minimum, maximum, mostRecent, sum, "
-        + "deviceId, deviceSnapshot, metadata, anchor"
+        + "deviceId, deviceSnapshot, metadata, inheritsDeviceMetadata, anchor"
 
     var uuid: UUID
     var type: String
@@ -38,13 +39,18 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
     var aggregates: QuantityAggregates
     var deviceId: Int64?
     var deviceSnapshot: String?
+    /// The sample's own metadata: without its device's keys when `inheritsDeviceMetadata` (`fullMetadata`).
     var metadata: Metadata
+    var inheritsDeviceMetadata: Bool
     var syncIdentifier: String?
     var syncVersion: Int?
     var anchor: Int64
     var contents: [UInt8]
 
-    init(sample: Sample, deviceId: Int64?, anchor: Int64, contents: [UInt8]) {
+    /// - Parameter deviceMetadata: the metadata of the device row `deviceId` points to after this save; when it
+    ///   is the sample's device's and every key of it is in the sample's metadata with the same value, those
+    ///   keys are left out of the row and read back from the device (`fullMetadata`).
+    init(sample: Sample, deviceId: Int64?, deviceMetadata: Metadata? = nil, anchor: Int64, contents: [UInt8]) {
         uuid = sample.uuid
         type = sample.typeIdentifier
         start = sample.start
@@ -60,6 +66,12 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
         self.deviceId = deviceId
         deviceSnapshot = nil
         metadata = sample.metadata
+        inheritsDeviceMetadata = false
+        if let deviceMetadata, !deviceMetadata.isEmpty, deviceId != nil, sample.device?.metadata == deviceMetadata,
+           deviceMetadata.allSatisfy({ sample.metadata[$0.key] == $0.value }) {
+            for key in deviceMetadata.keys { metadata[key] = nil }
+            inheritsDeviceMetadata = true
+        }
         syncIdentifier = sample.metadata[MetadataKey.syncIdentifier]
         syncVersion = sample.metadata[MetadataKey.syncVersion].flatMap { Int($0) }
         self.anchor = anchor
@@ -79,6 +91,7 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
         deviceId = try row.decode(forColumn: Columns.deviceId)
         deviceSnapshot = try row.decode(forColumn: Columns.deviceSnapshot)
         metadata = try StoreCoding.metadata(try row.decode(forColumn: Columns.metadata))
+        inheritsDeviceMetadata = try row.decode(forColumn: Columns.inheritsDeviceMetadata)
         syncIdentifier = metadata[MetadataKey.syncIdentifier]
         syncVersion = metadata[MetadataKey.syncVersion].flatMap { Int($0) }
         anchor = try row.decode(forColumn: Columns.anchor)
@@ -99,14 +112,23 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
         container[Columns.deviceId] = deviceId
         container[Columns.deviceSnapshot] = deviceSnapshot
         container[Columns.metadata] = StoreCoding.json(metadata)
+        container[Columns.inheritsDeviceMetadata] = inheritsDeviceMetadata
         container[Columns.syncIdentifier] = syncIdentifier
         container[Columns.syncVersion] = syncVersion
         container[Columns.anchor] = anchor
         container[Columns.contents] = Data(contents)
     }
 
+    /// The sample's whole metadata, given the device it was recorded with (the row's snapshot, else its device
+    /// row: the device the row was saved against, see `HeartDatabase.upsertDevice`).
+    func fullMetadata(device: DeviceInfo?) -> Metadata {
+        guard inheritsDeviceMetadata, let device else { return metadata }
+        return metadata.merging(device.metadata) { own, _ in own }
+    }
+
     /// The full sample, given the device it was recorded with.
     func sample(device: DeviceInfo?) throws(StoreError) -> Sample {
+        let metadata = fullMetadata(device: device)
         do {
             if type == Sample.heartbeatSeriesIdentifier {
                 return .heartbeatSeries(HeartbeatSeriesSample(

@@ -32,7 +32,14 @@ struct DataBenchmark: AsyncParsableCommand {
     @Flag(help: "Only the 24 h ingest (300 s checkpoints), for profiling it (e.g. under perf record).")
     var ingestOnly = false
 
+    @Option(help: "Only write this many days of the real-RR recording as a replay file (--write-replay) and exit.")
+    var replayDays = 1
+
+    @Option(help: "Write the real-RR recording (--replay-days days) to this replay file and exit (memory tests).")
+    var writeReplay: String?
+
     mutating func validate() throws {
+        if replayDays < 1 { throw ValidationError("--replay-days must be at least 1") }
         if let days, days < 1 { throw ValidationError("--days must be at least 1") }
         if let checkpointHours, !(1...24).contains(checkpointHours) {
             throw ValidationError("--checkpoint-hours must be between 1 and 24")
@@ -40,6 +47,11 @@ struct DataBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let writeReplay {
+            let bytes = try RealRRRecording.write(days: replayDays, to: writeReplay)
+            print("wrote \(replayDays) day(s) of the real-RR recording to \(writeReplay): \(Fmt.bytes(bytes))")
+            return
+        }
         let plan = DataBenchmarkPlan(quick: quick, days: days, checkpointHours: checkpointHours, seed: seed)
         let workspace = try Workspace()
         defer {
@@ -62,6 +74,7 @@ struct DataBenchmarkPlan: Sendable {
     var ingestRuns: Int
     var checkpointHours: Int
     var queryRuns: Int
+    var replayRuns: Int
     var days: Int
     var seed: UInt64
 
@@ -70,6 +83,7 @@ struct DataBenchmarkPlan: Sendable {
         ingestRuns = quick ? 1 : 3
         self.checkpointHours = checkpointHours ?? (quick ? 1 : 24)
         queryRuns = quick ? 5 : 21
+        replayRuns = quick ? 1 : 3
         self.days = days ?? (quick ? 1 : 30)
         self.seed = seed
     }

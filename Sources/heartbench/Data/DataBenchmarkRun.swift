@@ -22,6 +22,7 @@ struct DataBenchmarkRun {
         let version = try day.database.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? "?"
         if ingestOnly { return (table, version) }
         try await ingestWithDaemonCheckpoints(into: &table)
+        try realRRDay(into: &table)
 
         progress("naive logger, sizes, enumeration …")
         let start = Date(timeIntervalSince1970: SyntheticRecording().startUnix)

@@ -2,40 +2,19 @@ import Foundation
 import HealthModel
 import SourceEvents
 
-/// A replay line that could not be used: reported and skipped, the rest of the file is still ingested.
-public struct ReplayIssue: Error, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// 1-based line number.
-    public var line: Int
-    public var reason: String
-
-    public init(line: Int, reason: String) {
-        self.line = line
-        self.reason = reason
-    }
-
-    public var description: String { "line \(line): \(reason)" }
-}
-
 /// Parses heartd replay files: JSON lines of notifications and connection events (format: docs/REPLAY.md).
 /// Monotonic time is the line's `t`; so is the wall clock.
 public enum ReplayReader {
-    /// The events and issues of a whole file's text.
+    /// The events and issues of replay text held in memory (files and standard input: `ReplayStream`).
     public static func parse(_ text: String) -> (events: [SourceEvent], issues: [ReplayIssue]) {
-        var events: [SourceEvent] = []
-        var issues: [ReplayIssue] = []
-        var number = 0
-        text.enumerateLines { line, _ in
-            number += 1
-            switch parseLine(line, number: number) {
-            case .success(let event?): events.append(event)
-            case .success(nil): break
-            case .failure(let issue): issues.append(issue)
-            }
-        }
-        return (events, issues)
+        let stream = ReplayStream(text: text)
+        // Reading text in memory cannot fail.
+        let events = (try? stream.readAll()) ?? []
+        return (events, stream.issues)
     }
 
-    /// One line: an event, nil for a blank or `#` comment line, or the issue that makes it unusable.
+    /// One line, read by the full decoder (`JSONDecoder`; `ReplayStream` first tries its fast scanner): an
+    /// event, nil for a blank or `#` comment line, or the issue that makes it unusable.
     public static func parseLine(_ line: String, number: Int) -> Result<SourceEvent?, ReplayIssue> {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .success(nil) }
@@ -43,16 +22,16 @@ public enum ReplayReader {
         do {
             record = try JSONDecoder().decode(Record.self, from: Data(trimmed.utf8))
         } catch {
-            return .failure(ReplayIssue(line: number, reason: "not a replay record: \(describe(error))"))
+            return .failure(ReplayIssue(line: number, code: .invalidRecord, reason: "not a replay record: \(describe(error))"))
         }
-        guard record.t.isFinite else { return .failure(ReplayIssue(line: number, reason: "\"t\" is not finite")) }
+        guard record.t.isFinite else { return .failure(ReplayIssue(line: number, code: .invalidTime, reason: "\"t\" is not finite")) }
         let address = record.device.trimmingCharacters(in: .whitespaces).uppercased()
-        guard !address.isEmpty else { return .failure(ReplayIssue(line: number, reason: "\"device\" is empty")) }
+        guard !address.isEmpty else { return .failure(ReplayIssue(line: number, code: .emptyDevice, reason: "\"device\" is empty")) }
         let at = Timestamp(unixSeconds: record.t)
         switch (record.hex, record.event) {
         case (let hex?, nil):
             guard let bytes = bytes(fromHex: hex) else {
-                return .failure(ReplayIssue(line: number, reason: "\"hex\" is not an even number of hex digits"))
+                return .failure(ReplayIssue(line: number, code: .invalidHex, reason: "\"hex\" is not an even number of hex digits"))
             }
             return .success(.notification(address: address, bytes: bytes, at: at))
         case (nil, "connected"?):
@@ -61,15 +40,15 @@ public enum ReplayReader {
             return .success(.disconnected(address: address, reason: DisconnectReason(code: record.reason ?? "replay"), at: at))
         case (nil, "battery"?):
             guard let percent = record.percent, (0...100).contains(percent) else {
-                return .failure(ReplayIssue(line: number, reason: "\"battery\" needs \"percent\" 0…100"))
+                return .failure(ReplayIssue(line: number, code: .invalidBattery, reason: "\"battery\" needs \"percent\" 0…100"))
             }
             return .success(.battery(address: address, percent: percent, at: at))
         case (nil, let other?):
-            return .failure(ReplayIssue(line: number, reason: "unknown event \"\(other)\""))
+            return .failure(ReplayIssue(line: number, code: .unknownEvent, reason: "unknown event \"\(other)\""))
         case (nil, nil):
-            return .failure(ReplayIssue(line: number, reason: "needs \"hex\" or \"event\""))
+            return .failure(ReplayIssue(line: number, code: .missingPayload, reason: "needs \"hex\" or \"event\""))
         case (_?, _?):
-            return .failure(ReplayIssue(line: number, reason: "has both \"hex\" and \"event\""))
+            return .failure(ReplayIssue(line: number, code: .ambiguousPayload, reason: "has both \"hex\" and \"event\""))
         }
     }
 
@@ -125,30 +104,6 @@ public enum ReplayReader {
             return DeviceInfo(name: name, manufacturer: manufacturer, model: model, hardwareVersion: hardware,
                               firmwareVersion: firmware, softwareVersion: software, localIdentifier: address,
                               metadata: metadata)
-        }
-    }
-}
-
-/// A replay file as a `Source`. The file is parsed when the source is made; `issues` lists the lines skipped.
-public struct ReplaySource: Source {
-    public let parsedEvents: [SourceEvent]
-    public let issues: [ReplayIssue]
-
-    /// Parses replay text.
-    public init(text: String) {
-        (parsedEvents, issues) = ReplayReader.parse(text)
-    }
-
-    /// Reads and parses a replay file. Throws only when the file cannot be read.
-    public init(contentsOf url: URL) throws {
-        self.init(text: try String(contentsOf: url, encoding: .utf8))
-    }
-
-    public func events() -> AsyncStream<SourceEvent> {
-        let events = parsedEvents
-        return AsyncStream { continuation in
-            for event in events { continuation.yield(event) }
-            continuation.finish()
         }
     }
 }

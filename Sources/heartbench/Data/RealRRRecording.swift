@@ -1,0 +1,57 @@
+import Foundation
+import HeartRate
+import Ingest
+
+/// A replay file of a chest strap playing a real ECG recording: pyhrv's 337 NN intervals
+/// (`SimulatorRecording.nnIntervalsMs`), looped by the simulator's own script (`SimulatorScript`: one
+/// notification a second carrying the RR values of the beats completed since the previous one), written as
+/// the JSON lines `heartd replay` reads (docs/REPLAY.md). What a strap adds here: a `connected` line with its
+/// device information, arrival 0–40 ms after the second (deterministic), and no energy field (a Polar H10 sends
+/// none). A day: 86,400 notification lines, ~97,000 beats, ~5.8 MB.
+struct RealRRRecording {
+    static let address = "A0:9E:1A:12:34:56"
+    static let secondsPerDay = 86_400
+    /// Midnight UTC, as `SyntheticRecording`.
+    static let startUnix = 1_789_948_800.0
+
+    private var script = SimulatorScript()
+    private var rng = SplitMix64(seed: 7)
+    private var written = 0
+
+    /// The next `seconds` of the recording as replay lines (the first call starts with the `connected` line).
+    mutating func nextLines(seconds: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(seconds * 70 + 256)
+        if written == 0 {
+            out += Array(("{\"t\":\(Self.startUnix),\"device\":\"\(Self.address)\",\"event\":\"connected\",\"info\":"
+                + "{\"name\":\"Polar H10 12345678\",\"manufacturer\":\"Polar Electro Oy\",\"model\":\"H10\","
+                + "\"hardware\":\"39044024.10\",\"firmware\":\"5.0.0\",\"serial\":\"12345678\",\"location\":\"chest\"}}\n").utf8)
+        }
+        for _ in 0..<seconds {
+            var (elapsed, measurement) = script.next()
+            measurement.energyKilojoules = nil
+            let jitter = Double(rng.next() % 40) / 1000
+            let t = String(format: "%.3f", Self.startUnix + elapsed + jitter)
+            out += Array("{\"t\":\(t),\"device\":\"\(Self.address)\",\"hex\":\"\(ReplayReader.hex(measurement.encoded()))\"}\n".utf8)
+        }
+        written += seconds
+        return out
+    }
+
+    /// Writes `days` days to `path` (a day at a time: memory stays at one day's text). Returns the bytes written.
+    static func write(days: Int, to path: String, secondsPerDay: Int = RealRRRecording.secondsPerDay) throws -> Int64 {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw BenchmarkError("cannot create \(path)")
+        }
+        defer { try? handle.close() }
+        var recording = RealRRRecording()
+        var total: Int64 = 0
+        for _ in 0..<days {
+            let lines = recording.nextLines(seconds: secondsPerDay)
+            try handle.write(contentsOf: lines)
+            total += Int64(lines.count)
+        }
+        return total
+    }
+}
