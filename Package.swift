@@ -50,7 +50,7 @@ let package = Package(
         ]),
         // Ingest pipeline: source events → device sessions → builders → sink; replay and simulator sources.
         .target(name: "Ingest", dependencies: [
-            "HealthModel", "HeartRate", "SourceEvents",
+            "HealthModel", "HeartRate", "Posix", "SourceEvents",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Control protocol (JSON lines) and the Unix socket server/client.

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-import SourceEvents
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Posix
 
 /// Why a replay input cannot be read at all (a bad *line* is a `ReplayIssue` and the rest is still read).
 public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,7 +29,7 @@ public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The error for a failed `open`/`read` with `errno`.
     static func system(_ errorNumber: Int32, path: String) -> ReplayError {
-        let text = String(cString: strerror(errorNumber))
+        let text = errnoText(errorNumber)
         switch errorNumber {
         case ENOENT, ENOTDIR: return ReplayError(.notFound, path: path, detail: text)
         case EACCES, EPERM: return ReplayError(.permissionDenied, path: path, detail: text)

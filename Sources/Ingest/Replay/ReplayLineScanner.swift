@@ -1,9 +1,5 @@
-#if canImport(Glibc)
 import Glibc
 import SourceEvents
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The fast path for the line a recorder writes 86,400 times a day, `{"t":…,"device":"…","hex":"…"}` (keys in
 /// any order, any blanks between tokens): scanned straight from the bytes, with no `JSONDecoder` and no

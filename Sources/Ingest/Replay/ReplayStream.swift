@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SourceEvents
 
 /// Reads a replay input (docs/REPLAY.md) as it comes, in bounded memory whatever its size: a file, standard
