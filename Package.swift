@@ -113,8 +113,8 @@ let package = Package(
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"]),
         .testTarget(name: "HeartdKitTests", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartStore", "HealthModel", "Ingest", "IngestTestSupport", "DBus", "SourceEvents",
-            "Systemd", "TestBus",
+            "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
+            "IngestTestSupport", "Posix", "SourceEvents", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -74,18 +74,18 @@ struct Watch: AsyncParsableCommand {
                     continue
                 }
                 let f = event.fields, dev = f["device"]?.cell ?? "-"
-                switch event.name {
-                case "heart-rate": print("\(f["at"]?.cell ?? "")  \(dev)  \(f["bpm"]?.cell ?? "-") bpm")
-                case "beats" where beats:
+                switch WatchEvent(rawValue: event.name) {
+                case .heartRate: print("\(f["at"]?.cell ?? "")  \(dev)  \(f["bpm"]?.cell ?? "-") bpm")
+                case .beats where beats:
                     for b in f["beats"]?.arrayValue ?? [] {
                         print("\(b["time"]?.cell ?? "")  \(dev)  beat\(b["gap"]?.boolValue == true ? " (after a gap)" : "")")
                     }
-                case "beats": break
-                case "connected": print("\(f["at"]?.cell ?? "")  \(dev)  connected \(f["info"]?["name"]?.cell ?? "")")
-                case "disconnected": print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
-                case "battery": print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
-                case "series-finished": print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
-                default: print("\(event.name) \(f)")
+                case .beats: break
+                case .connected: print("\(f["at"]?.cell ?? "")  \(dev)  connected \(f["info"]?["name"]?.cell ?? "")")
+                case .disconnected: print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
+                case .battery: print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
+                case .seriesFinished: print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
+                case nil: print("\(event.name) \(f)")
                 }
                 fflush(nil)
             }
