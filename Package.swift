@@ -111,7 +111,8 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Systemd",
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"]),
+        .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
             "IngestTestSupport", "Posix", "SourceEvents", "Systemd", "TestBus",
