@@ -88,7 +88,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "SourceEvents",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

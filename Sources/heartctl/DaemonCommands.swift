@@ -17,7 +17,7 @@ struct Status: AsyncParsableCommand {
             } catch {
                 throw CLIError(.failed, "the daemon's status has an unexpected shape (heartd and heartctl of different versions?): \(error)")
             }
-            print("heartd \(s.version) (pid \(s.pid), \(s.mode)), up \(Int(s.uptimeSeconds)) s")
+            print("heartd \(s.version) (pid \(s.pid), \(s.mode.rawValue)), up \(Int(s.uptimeSeconds)) s")
             print("store: \(s.store.path ?? "-") (\(s.store.sizeBytes) bytes)")
             if let error = s.store.sink.lastError {
                 print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")

@@ -35,6 +35,26 @@ import Testing
         #expect(help.status == 0 && help.out.contains("2 usage error"))
     }
 
+    /// `heartctl status` reads the daemon's typed status (`DaemonStatus`): the table shows the simulated sensor.
+    @Test func statusShowsTheDaemonsTypedStatus() throws {
+        let dir = try TestDirectory("heartctl-status")
+        defer { dir.remove() }
+        let daemon = try DaemonProcess(dir: dir, speed: 20)
+        defer { daemon.stop() }
+        var result = try heartctl(["--socket", daemon.socket, "status"])
+        let deadline = Date().addingTimeInterval(10)
+        while !result.out.contains(" connected "), Date() < deadline {  // until the simulator's sensor is there
+            usleep(200_000)
+            result = try heartctl(["--socket", daemon.socket, "status"])
+        }
+        #expect(result.status == 0, "\(result)")
+        #expect(result.out.hasPrefix("heartd ") && result.out.contains("(pid \(daemon.pid), simulate)"), "\(result.out)")
+        #expect(result.out.contains("store: \(daemon.db)"))
+        #expect(result.out.contains("DEVICE") && result.out.contains(" connected "), "\(result.out)")
+        let json = try heartctl(["--socket", daemon.socket, "status", "--json"])
+        #expect(json.status == 0 && json.out.contains("\"capture\":{\"source\":\"simulator\"}"), "\(json.out)")
+    }
+
     /// Exit status 5 needs a caller outside the socket's group: `DaemonPermissionTests` runs heartctl as another uid.
     @Test func watchJSONReachesAPipeLineByLine() throws {
         let dir = try TestDirectory("heartctl-watch-pipe")

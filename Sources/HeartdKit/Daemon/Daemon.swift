@@ -48,7 +48,7 @@ public struct Daemon: Sendable {
                                       })
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
-        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.name,
+        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
                                            store: store)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer

@@ -13,12 +13,12 @@ public struct DaemonControlHandler: ControlHandler {
     let hub: LiveEventHub
     let capture: any CaptureControl
     let startedAt: Date
-    let mode: String
+    let mode: DaemonMode
     /// The store writer; its counters are `status.store.sink`.
     let store: BackgroundSink?
 
     public init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
-                mode: String, store: BackgroundSink? = nil, startedAt: Date = Date()) {
+                mode: DaemonMode, store: BackgroundSink? = nil, startedAt: Date = Date()) {
         self.store = store
         self.pipeline = pipeline
         self.queries = StoreQueries(database: database)
