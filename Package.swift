@@ -88,7 +88,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "SourceEvents",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -113,10 +113,11 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Systemd",
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"]),
+        .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartStore", "HealthModel", "Ingest", "IngestTestSupport", "DBus", "SourceEvents",
-            "Systemd", "TestBus",
+            "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
+            "IngestTestSupport", "Posix", "SourceEvents", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -77,6 +77,27 @@ fi
 install_file 0644 systemd/heartd.toml.example "$DOCDIR/heartd.toml.example"
 install_file 0644 docs/CONFIGURATION.md "$DOCDIR/CONFIGURATION.md"
 install_file 0644 udev/README.md "$DOCDIR/udev.md"
+install_file 0644 docs/CONTROL.md "$DOCDIR/CONTROL.md"
+
+# Man pages and bash/zsh/fish completions, generated from the binaries' own command trees (swift-argument-parser).
+MANDIR="$PREFIX/share/man"
+gen_tmp="$(mktemp -d)"
+trap 'rm -f "$unit_tmp"; rm -rf "$gen_tmp"' EXIT
+for spec in heartctl:1 heartd:8; do
+  binary="${spec%%:*}" section="${spec##*:}"
+  if ! "$BUILD_DIR/$binary" --experimental-dump-help 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null; then
+    echo "# $BUILD_DIR/$binary cannot describe itself: skipped its man page and completions"
+    continue
+  fi
+  scripts/gen-man.py "$BUILD_DIR/$binary" "$section" > "$gen_tmp/$binary.$section"
+  install_file 0644 "$gen_tmp/$binary.$section" "$MANDIR/man$section/$binary.$section"
+  for shell in bash zsh fish; do
+    "$BUILD_DIR/$binary" --generate-completion-script "$shell" > "$gen_tmp/$binary.$shell"
+  done
+  install_file 0644 "$gen_tmp/$binary.bash" "$PREFIX/share/bash-completion/completions/$binary"
+  install_file 0644 "$gen_tmp/$binary.zsh" "$PREFIX/share/zsh/site-functions/_$binary"
+  install_file 0644 "$gen_tmp/$binary.fish" "$PREFIX/share/fish/vendor_completions.d/$binary.fish"
+done
 
 # Activate on a live system only (not when staging into DESTDIR).
 if [ -z "$DESTDIR" ]; then

@@ -41,7 +41,11 @@ for file in \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
   "$SYSCONFDIR/udev/rules.d/90-heartd.rules" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
-  "$PREFIX/share/doc/heartd/udev.md"; do
+  "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" \
+  "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" \
+  "$PREFIX/share/bash-completion/completions/heartctl" "$PREFIX/share/bash-completion/completions/heartd" \
+  "$PREFIX/share/zsh/site-functions/_heartctl" "$PREFIX/share/zsh/site-functions/_heartd" \
+  "$PREFIX/share/fish/vendor_completions.d/heartctl.fish" "$PREFIX/share/fish/vendor_completions.d/heartd.fish"; do
   if [ -e "$DESTDIR$file" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -f "$DESTDIR$file"; fi
 done
 if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run rmdir --ignore-fail-on-non-empty "$DESTDIR$PREFIX/share/doc/heartd"; fi

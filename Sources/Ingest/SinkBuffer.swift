@@ -82,6 +82,22 @@ struct SinkBuffer {
         return nil
     }
 
+    /// Takes the oldest batch out to write it elsewhere (`BackgroundSink`'s writer); `putBack` returns it on failure.
+    mutating func takeFirst() -> PendingBatch? {
+        guard !batches.isEmpty else { return nil }
+        let batch = batches.removeFirst()
+        status.queuedBeats -= batch.weight
+        status.queuedBatches = batches.count
+        return batch
+    }
+
+    /// Returns a batch `takeFirst` took, at the front (it is still the oldest).
+    mutating func putBack(_ batch: PendingBatch) {
+        batches.insert(batch, at: 0)
+        status.queuedBeats += batch.weight
+        status.queuedBatches = batches.count
+    }
+
     mutating func recordFailure(_ error: any Error, checkpoint: Bool = false) {
         status.failures += 1
         if checkpoint { status.checkpointFailures += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Posix
 import Synchronization
 import Glibc
 
@@ -133,20 +134,14 @@ final class BenchConnection {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard fd >= 0, let address = try? UnixSocketAddress(path, allowAbstract: false) else {
             if fd >= 0 { close(fd) }
             throw ControlBenchmarkError(description: "cannot create a socket for \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard ok == 0 else {
+        guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            let text = errnoText()
             close(fd)
-            throw ControlBenchmarkError(description: "connect \(path): errno \(errno)")
+            throw ControlBenchmarkError(description: "connect \(path): \(text)")
         }
     }
 

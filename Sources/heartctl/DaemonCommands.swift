@@ -17,7 +17,7 @@ struct Status: AsyncParsableCommand {
             } catch {
                 throw CLIError(.failed, "the daemon's status has an unexpected shape (heartd and heartctl of different versions?): \(error)")
             }
-            print("heartd \(s.version) (pid \(s.pid), \(s.mode)), up \(Int(s.uptimeSeconds)) s")
+            print("heartd \(s.version) (pid \(s.pid), \(s.mode.rawValue)), up \(Int(s.uptimeSeconds)) s")
             print("store: \(s.store.path ?? "-") (\(s.store.sizeBytes) bytes)")
             if let error = s.store.sink.lastError {
                 print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")
@@ -74,18 +74,18 @@ struct Watch: AsyncParsableCommand {
                     continue
                 }
                 let f = event.fields, dev = f["device"]?.cell ?? "-"
-                switch event.name {
-                case "heart-rate": print("\(f["at"]?.cell ?? "")  \(dev)  \(f["bpm"]?.cell ?? "-") bpm")
-                case "beats" where beats:
+                switch WatchEvent(rawValue: event.name) {
+                case .heartRate: print("\(f["at"]?.cell ?? "")  \(dev)  \(f["bpm"]?.cell ?? "-") bpm")
+                case .beats where beats:
                     for b in f["beats"]?.arrayValue ?? [] {
                         print("\(b["time"]?.cell ?? "")  \(dev)  beat\(b["gap"]?.boolValue == true ? " (after a gap)" : "")")
                     }
-                case "beats": break
-                case "connected": print("\(f["at"]?.cell ?? "")  \(dev)  connected \(f["info"]?["name"]?.cell ?? "")")
-                case "disconnected": print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
-                case "battery": print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
-                case "series-finished": print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
-                default: print("\(event.name) \(f)")
+                case .beats: break
+                case .connected: print("\(f["at"]?.cell ?? "")  \(dev)  connected \(f["info"]?["name"]?.cell ?? "")")
+                case .disconnected: print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
+                case .battery: print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
+                case .seriesFinished: print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
+                case nil: print("\(event.name) \(f)")
                 }
                 fflush(nil)
             }

@@ -56,9 +56,11 @@ func runReporting(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// Prints a JSON value on one line (sorted keys), as `--json` does everywhere.
+/// Prints a JSON value on one line (sorted keys), as `--json` does everywhere, and flushes it: stdout is
+/// block-buffered when it is a pipe, and `heartctl watch --json | jq` must see every event at once.
 func printJSON(_ value: JSONValue) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     if let data = try? encoder.encode(value) { print(String(decoding: data, as: UTF8.self)) }
+    fflush(nil)
 }

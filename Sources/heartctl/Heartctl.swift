@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HeartQueries
 
 struct Heartctl: AsyncParsableCommand {
@@ -19,7 +20,21 @@ struct Heartctl: AsyncParsableCommand {
 @main
 enum HeartctlMain {
     static func main() async {
-        await Heartctl.main(moveGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+        do {
+            var command = try Heartctl.parseAsRoot(moveGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // ArgumentParser exits 64 (EX_USAGE) for usage errors; heartctl documents 2, like most CLIs.
+            if Heartctl.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((Heartctl.fullMessage(for: error) + "\n").utf8))
+                Heartctl.exit(withError: ExitCode(CLIError.Code.usage.rawValue))
+            }
+            Heartctl.exit(withError: error)
+        }
     }
 
     /// Lets the global options come before the subcommand (`heartctl --db x.sqlite series`) by moving them

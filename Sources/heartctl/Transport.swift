@@ -42,6 +42,8 @@ struct CLIError: Error, CustomStringConvertible {
     enum Code: Int32 {
         /// A request failed (the daemon or the store said no), or a payload did not decode.
         case failed = 1
+        /// The command line is wrong (unknown option, missing argument, bad value).
+        case usage = 2
         /// The daemon cannot be reached.
         case unreachable = 3
         /// The sample or device does not exist.

@@ -19,7 +19,7 @@ import Testing
         var sink = SinkStatus()
         sink.lastError = "disk I/O error"
         sink.queuedBeats = 300
-        return DaemonStatus(version: "1.2.3", protocolVersion: ControlProtocol.version, pid: 42, mode: "bluez",
+        return DaemonStatus(version: "1.2.3", protocolVersion: ControlProtocol.version, pid: 42, mode: .bluez,
                             started: Date(timeIntervalSince1970: 1_800_000_000), uptimeSeconds: 60, capture: capture,
                             devices: [device], store: StoreReport(path: "/var/lib/heartd/heartd.sqlite", sizeBytes: 4096,
                                                                   sink: sink),

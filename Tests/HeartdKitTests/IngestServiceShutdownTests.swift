@@ -4,6 +4,7 @@ import HeartdKit
 import Ingest
 import IngestTestSupport
 import Logging
+import Posix
 import ServiceLifecycle
 import SourceEvents
 import Systemd
@@ -66,14 +67,7 @@ import Glibc
         let path = NSTemporaryDirectory() + "heartd-notify-\(UUID().uuidString.prefix(8))"
 
         init() throws {
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-            }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
+            let bound = try UnixSocketAddress(path).withSockaddr { bind(fd, $0, $1) }
             try #require(bound == 0)
         }
 

@@ -15,8 +15,13 @@ struct HealthKitXMLExporter: SampleExporter {
     }
 
     mutating func begin(emit: (String) -> Void) {
-        emit("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n")
+        emit("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE HealthData [\n\(AppleHealthDTD.internalSubset)\n]>\n")
+        emit("<HealthData locale=\"en_US\">\n")
         emit(" <ExportDate value=\"\(Self.appleDate(exportDate))\"/>\n")
+        // Required by Apple's DTD; heartd knows none of the characteristics, so each says "not set" as Apple does.
+        emit(" <Me HKCharacteristicTypeIdentifierDateOfBirth=\"\" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexNotSet\""
+             + " HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeNotSet\""
+             + " HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\"/>\n")
     }
 
     mutating func write(_ sample: Sample, emit: (String) -> Void) throws(ExportError) {

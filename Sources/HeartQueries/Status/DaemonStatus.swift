@@ -9,8 +9,7 @@ public struct DaemonStatus: Sendable, Codable, Hashable {
     /// The control protocol's version.
     public var protocolVersion: String
     public var pid: Int
-    /// `bluez` or `simulate`.
-    public var mode: String
+    public var mode: DaemonMode
     public var started: Date
     public var uptimeSeconds: Double
     /// The capture source's own state (BlueZ: per-device link state and fault counters).
@@ -21,7 +20,7 @@ public struct DaemonStatus: Sendable, Codable, Hashable {
     /// Clients following `watch`.
     public var watchers: Int
 
-    public init(version: String, protocolVersion: String, pid: Int, mode: String, started: Date, uptimeSeconds: Double,
+    public init(version: String, protocolVersion: String, pid: Int, mode: DaemonMode, started: Date, uptimeSeconds: Double,
                 capture: CaptureReport, devices: [DeviceStatus], store: StoreReport, watchers: Int) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -39,6 +38,14 @@ public struct DaemonStatus: Sendable, Codable, Hashable {
         case version, protocolVersion = "protocol", pid, mode, started, uptimeSeconds = "uptime_s", capture, devices,
              store, watchers
     }
+}
+
+/// What the daemon captures from.
+public enum DaemonMode: String, Sendable, Codable, Hashable {
+    /// Live sensors through bluetoothd.
+    case bluez
+    /// The built-in simulated sensor.
+    case simulate
 }
 
 /// `status.store`: the database file and the sink's queue and failures.

@@ -1,5 +1,6 @@
 import Foundation
 import HeartdConfig
+import HeartQueries
 import Ingest
 
 /// Where the daemon's beats come from.
@@ -9,12 +10,15 @@ public enum CaptureMode: Sendable, Equatable {
     /// The built-in simulated sensor: a real RR recording played back (`speed` 1 = real time).
     case simulate(speed: Double)
 
-    public var name: String {
+    /// The mode as `status` reports it.
+    public var kind: DaemonMode {
         switch self {
-        case .bluez: "bluez"
-        case .simulate: "simulate"
+        case .bluez: .bluez
+        case .simulate: .simulate
         }
     }
+
+    public var name: String { kind.rawValue }
 }
 
 extension HeartdConfiguration {

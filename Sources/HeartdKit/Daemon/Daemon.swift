@@ -37,8 +37,10 @@ public struct Daemon: Sendable {
         let hub = LiveEventHub(logger: logger)
         let stop = AsyncStream<Void>.makeStream()
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
-        let pipeline = IngestPipeline(settings: configuration.ingestSettings,
-                                      sink: StoreSink(database: database, checkpoints: checkpoints, logger: logger),
+        // Saves and checkpoint appends run on the store writer, never on the thread that reads BlueZ.
+        let store = BackgroundSink(StoreSink(database: database, checkpoints: checkpoints, logger: logger),
+                                   memoryBufferBeats: configuration.store.memoryBufferBeats, logger: logger)
+        let pipeline = IngestPipeline(settings: configuration.ingestSettings, sink: store,
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
                                           if let probe, case .heartRate = event { probe.value() }
@@ -46,7 +48,8 @@ public struct Daemon: Sendable {
                                       })
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
-        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.name)
+        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
+                                           store: store)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer
         do {
@@ -63,7 +66,7 @@ public struct Daemon: Sendable {
                 // Shut down in reverse order: capture first (it saves the open series), then the socket.
                 .init(service: ControlService(server: server)),
                 .init(service: IngestService(pipeline: pipeline, source: source, gate: gate,
-                                             notifier: notifier, logger: logger)),
+                                             notifier: notifier, logger: logger, store: store)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))

@@ -13,10 +13,13 @@ public struct DaemonControlHandler: ControlHandler {
     let hub: LiveEventHub
     let capture: any CaptureControl
     let startedAt: Date
-    let mode: String
+    let mode: DaemonMode
+    /// The store writer; its counters are `status.store.sink`.
+    let store: BackgroundSink?
 
     public init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
-                mode: String, startedAt: Date = Date()) {
+                mode: DaemonMode, store: BackgroundSink? = nil, startedAt: Date = Date()) {
+        self.store = store
         self.pipeline = pipeline
         self.queries = StoreQueries(database: database)
         self.hub = hub
@@ -74,11 +77,12 @@ public struct DaemonControlHandler: ControlHandler {
 
     func status() async -> DaemonStatus {
         let db = queries.database
+        let pipelineSink = await pipeline.sinkStatus()
         return DaemonStatus(
             version: HeartdVersion.string, protocolVersion: ControlProtocol.version, pid: Int(getpid()), mode: mode,
             started: startedAt, uptimeSeconds: Date().timeIntervalSince(startedAt).rounded(),
             capture: await capture.status(), devices: await pipeline.status(),
-            store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: await pipeline.sinkStatus()),
+            store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: store?.status ?? pipelineSink),
             watchers: hub.watcherCount)
     }
 

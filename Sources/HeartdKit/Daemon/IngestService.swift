@@ -18,15 +18,21 @@ public struct IngestService: Service {
     let gate: EventGate
     let notifier: SystemdNotifier?
     let logger: Logger
+    /// The writer between the pipeline and the store, drained before `run` returns.
+    let store: BackgroundSink?
 
     public init(pipeline: IngestPipeline, source: any Source, gate: EventGate = EventGate(),
-                notifier: SystemdNotifier?, logger: Logger) {
+                notifier: SystemdNotifier?, logger: Logger, store: BackgroundSink? = nil) {
+        self.store = store
         self.pipeline = pipeline
         self.source = source
         self.gate = gate
         self.notifier = notifier
         self.logger = logger
     }
+
+    /// How long shutdown waits for the store writer (systemd's TimeoutStopSec is longer).
+    static let drainSeconds = 15.0
 
     /// Timer keys: the pipeline's next tick, and the next watchdog ping / STATUS line.
     static let pipelineKey = 0, systemdKey = 1
@@ -61,7 +67,12 @@ public struct IngestService: Service {
         gate.close()
         try? notifier?.stopping(status: "finishing open series")
         await pipeline.finishAll(reason: .shutdown, at: .now())
-        let sink = await pipeline.sinkStatus()
+        if let store, !(await store.drain(timeout: Self.drainSeconds)) {
+            logger.error("store still busy at shutdown after \(Int(Self.drainSeconds)) s", metadata: [
+                "MESSAGE_ID": "\(MessageID.storeError.hex)"])
+        }
+        let pipelineSink = await pipeline.sinkStatus()
+        let sink = store?.status ?? pipelineSink
         if sink.queuedBeats > 0 {
             logger.error("store unavailable at shutdown: finished series still in memory are lost",
                          metadata: ["beats": "\(sink.queuedBeats)", "MESSAGE_ID": "\(MessageID.storeError.hex)"])

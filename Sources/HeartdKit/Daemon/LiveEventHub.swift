@@ -85,20 +85,20 @@ public final class LiveEventHub: Sendable {
         func t(_ d: Date) -> JSONValue { .string(ExportDates.iso(d)) }
         switch event {
         case .connected(let address, let device, let at):
-            return ControlEvent("connected", fields: ["device": .string(address), "at": t(at),
+            return ControlEvent(WatchEvent.connected.rawValue, fields: ["device": .string(address), "at": t(at),
                                                       "info": device.map { JSONBridge.value($0) } ?? .null])
         case .disconnected(let address, let reason, let at):
-            return ControlEvent("disconnected", fields: ["device": .string(address), "reason": .string(reason.description), "at": t(at)])
+            return ControlEvent(WatchEvent.disconnected.rawValue, fields: ["device": .string(address), "reason": .string(reason.description), "at": t(at)])
         case .heartRate(let address, let bpm, let at):
-            return ControlEvent("heart-rate", fields: ["device": .string(address), "bpm": .int(bpm), "at": t(at)])
+            return ControlEvent(WatchEvent.heartRate.rawValue, fields: ["device": .string(address), "bpm": .int(bpm), "at": t(at)])
         case .beats(let address, let beats):
-            return ControlEvent("beats", fields: ["device": .string(address), "beats": .array(beats.map {
+            return ControlEvent(WatchEvent.beats.rawValue, fields: ["device": .string(address), "beats": .array(beats.map {
                 .object(["time": t($0.time), "gap": .bool($0.precededByGap)])
             })])
         case .battery(let address, let percent, let at):
-            return ControlEvent("battery", fields: ["device": .string(address), "percent": .int(percent), "at": t(at)])
+            return ControlEvent(WatchEvent.battery.rawValue, fields: ["device": .string(address), "percent": .int(percent), "at": t(at)])
         case .seriesFinished(let address, let uuid, let type, let reason):
-            return ControlEvent("series-finished", fields: ["device": .string(address), "uuid": .string(uuid.uuidString),
+            return ControlEvent(WatchEvent.seriesFinished.rawValue, fields: ["device": .string(address), "uuid": .string(uuid.uuidString),
                                                             "type": .string(type), "reason": .string(reason.rawValue)])
         }
     }

@@ -123,7 +123,8 @@ final class DaemonProcess {
 /// pipe's write end, and reading to EOF would then wait for that daemon to exit. The wait polls with a timeout
 /// (a tool that hangs fails the test instead of the whole run).
 @discardableResult
-func runTool(_ path: String, _ arguments: [String], timeout: TimeInterval = 30) throws -> (status: Int32, out: String, err: String) {
+func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+             timeout: TimeInterval = 30) throws -> (status: Int32, out: String, err: String) {
     let base = "/tmp/hd-tool-\(UUID().uuidString)"
     let outPath = base + ".out", errPath = base + ".err"
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -137,6 +138,9 @@ func runTool(_ path: String, _ arguments: [String], timeout: TimeInterval = 30) 
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = arguments
+    if !environment.isEmpty {
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     p.standardOutput = out
     p.standardError = err
     p.standardInput = FileHandle.nullDevice

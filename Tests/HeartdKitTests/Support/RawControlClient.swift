@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Posix
 
 /// A deliberately dumb control-socket client for end-to-end tests: raw bytes in, JSON lines out, blocking
 /// with timeouts. It can send anything (broken JSON, oversize lines) and never interprets the protocol
@@ -17,25 +18,14 @@ final class RawControlClient {
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = try? UnixSocketAddress(path, allowAbstract: false) else {
             close(fd)
             throw Failure(description: "socket path too long: \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let e = errno
+        guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            let text = errnoText()
             close(fd)
-            throw Failure(description: "connect \(path): errno \(e) (\(String(cString: strerror(e))))")
+            throw Failure(description: "connect \(path): \(text)")
         }
     }
 

@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import HealthModel
+import Logging
+import Synchronization
+
+/// A `SeriesSink` that never makes its caller wait for the disk: finished series, checkpoints and devices are
+/// queued and written, in that order of arrival, by one writer (a serial dispatch queue) into `inner`.
+///
+/// Live capture calls the pipeline on the thread that reads BlueZ; with the store behind this sink an SD card
+/// that stalls for seconds delays no notification and no arrival time. The writer wakes once per call when it is
+/// idle — the pipeline calls at most once per checkpoint interval and once per finished series — and drains
+/// whatever gathered meanwhile (pending checkpoints of a series are merged: the newest snapshot wins). A failing
+/// `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every second; a
+/// failed checkpoint is kept until a newer snapshot of its series replaces it.
+public final class BackgroundSink: SeriesSink, Sendable {
+    private struct State {
+        var buffer: SinkBuffer
+        /// Open-series snapshots waiting, by UUID (newest wins), in first-arrival order.
+        var checkpoints: [UUID: Sample] = [:]
+        var checkpointOrder: [UUID] = []
+        var devices: [String: DeviceInfo] = [:]
+        /// The batch being written (still counted as queued in `status`).
+        var inFlight: PendingBatch?
+        /// A drain is queued, running, or waiting to retry: calls then only add work.
+        var scheduled = false
+        var failing = false
+
+        var isEmpty: Bool { buffer.isEmpty && checkpoints.isEmpty && devices.isEmpty }
+    }
+
+    private let inner: any SeriesSink
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "heartd.store-writer")
+    private let state: Mutex<State>
+    /// Seconds between retries while `inner` fails.
+    private let retryInterval: Double
+
+    public init(_ inner: any SeriesSink, memoryBufferBeats: Int, retryInterval: Double = 1,
+                logger: Logger = Logger(label: "heartd.store", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.inner = inner
+        self.logger = logger
+        self.retryInterval = retryInterval
+        state = Mutex(State(buffer: SinkBuffer(capacityBeats: memoryBufferBeats)))
+    }
+
+    /// Queues finished samples; never throws (failures are retried by the writer and shown in `status`).
+    public func save(_ samples: [Sample], closingCheckpoints: [UUID]) {
+        let batch = PendingBatch(samples: samples, closingCheckpoints: closingCheckpoints)
+        let dropped = state.withLock { s -> [PendingBatch] in
+            // A snapshot of a series that is now finished need not be written any more.
+            for uuid in closingCheckpoints where s.checkpoints.removeValue(forKey: uuid) != nil {
+                s.checkpointOrder.removeAll { $0 == uuid }
+            }
+            return s.buffer.enqueue(batch)
+        }
+        if !dropped.isEmpty {
+            logger.error("store unavailable too long: dropped oldest finished samples", metadata: [
+                "samples": "\(dropped.reduce(0) { $0 + $1.samples.count })",
+                "beats": "\(dropped.reduce(0) { $0 + $1.weight })"])
+        }
+        schedule()
+    }
+
+    public func writeCheckpoints(_ open: [Sample]) {
+        state.withLock { s in
+            for sample in open {
+                if s.checkpoints.updateValue(sample, forKey: sample.uuid) == nil { s.checkpointOrder.append(sample.uuid) }
+            }
+        }
+        schedule()
+    }
+
+    public func upsertDevice(_ device: DeviceInfo) {
+        state.withLock { $0.devices[device.localIdentifier ?? ""] = device }
+        schedule()
+    }
+
+    /// Queue and failure counters (what `status` shows as `store.sink`).
+    public var status: SinkStatus {
+        state.withLock { s in
+            var status = s.buffer.status
+            if let batch = s.inFlight {
+                status.queuedBatches += 1
+                status.queuedBeats += batch.weight
+            }
+            return status
+        }
+    }
+
+    /// Whether everything handed over has been written.
+    public var isIdle: Bool { state.withLock { !$0.scheduled && $0.isEmpty } }
+
+    /// Waits until everything queued is written, or `timeout` seconds; returns whether it was (shutdown).
+    public func drain(timeout: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !isIdle {
+            guard Date() < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    private func schedule() {
+        let start = state.withLock { s -> Bool in
+            if s.scheduled { return false }
+            s.scheduled = true
+            return true
+        }
+        if start { queue.async { self.write() } }
+    }
+
+    /// What one pass takes out of the queue.
+    private enum Work {
+        case devices([DeviceInfo])
+        case checkpoints([Sample])
+        case batch(PendingBatch)
+    }
+
+    /// Writes until nothing is left; on a failure, puts the work back and retries after `retryInterval`.
+    private func write() {
+        while true {
+            let work = state.withLock { s -> Work? in
+                if !s.devices.isEmpty {
+                    defer { s.devices = [:] }
+                    return .devices(s.devices.keys.sorted().compactMap { s.devices[$0] })
+                }
+                if !s.checkpoints.isEmpty {
+                    defer { s.checkpoints = [:]; s.checkpointOrder = [] }
+                    return .checkpoints(s.checkpointOrder.compactMap { s.checkpoints[$0] })
+                }
+                if let batch = s.buffer.takeFirst() {
+                    s.inFlight = batch
+                    return .batch(batch)
+                }
+                s.scheduled = false
+                return nil
+            }
+            guard let work else { return }
+            do {
+                switch work {
+                case .devices(let devices): for device in devices { try inner.upsertDevice(device) }
+                case .checkpoints(let open): try inner.writeCheckpoints(open)
+                case .batch(let batch): try inner.save(batch.samples, closingCheckpoints: batch.closingCheckpoints)
+                }
+            } catch {
+                putBack(work, after: error)
+                queue.asyncAfter(deadline: .now() + retryInterval) { self.write() }
+                return
+            }
+            let recovered = state.withLock { s in
+                defer { s.failing = false; s.inFlight = nil }
+                return s.failing && s.isEmpty
+            }
+            if recovered { logger.notice("store recovered; saved what was waiting in memory") }
+        }
+    }
+
+    private func putBack(_ work: Work, after error: any Error) {
+        let firstFailure = state.withLock { s -> Bool in
+            switch work {
+            case .devices(let devices):
+                for d in devices where s.devices[d.localIdentifier ?? ""] == nil { s.devices[d.localIdentifier ?? ""] = d }
+                s.buffer.recordFailure(error)
+            case .checkpoints(let open):
+                // Newer snapshots that came in meanwhile win.
+                for sample in open.reversed() where s.checkpoints[sample.uuid] == nil {
+                    s.checkpoints[sample.uuid] = sample
+                    s.checkpointOrder.insert(sample.uuid, at: 0)
+                }
+                s.buffer.recordFailure(error, checkpoint: true)
+            case .batch(let batch):
+                s.inFlight = nil
+                s.buffer.putBack(batch)
+                s.buffer.recordFailure(error)
+            }
+            defer { s.failing = true }
+            return !s.failing
+        }
+        // Warn once per outage; the retries log at debug.
+        logger.log(level: firstFailure ? .warning : .debug, "store write failed; keeping the data in memory and retrying",
+                   metadata: ["error": "\(error)", "queuedBeats": "\(status.queuedBeats)"])
+    }
+}

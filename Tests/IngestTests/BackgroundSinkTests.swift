@@ -1,0 +1,81 @@
+import Foundation
+import HealthModel
+import IngestTestSupport
+import SourceEvents
+import Testing
+@testable import Ingest
+
+/// The store writer between the pipeline and the store: the caller never waits, order is kept, a failing store
+/// loses nothing below the bound and is retried on the writer's own clock.
+@Suite struct BackgroundSinkTests {
+    func pipeline(_ inner: InMemorySeriesSink, retry: Double = 0.05) -> (IngestPipeline, BackgroundSink) {
+        let store = BackgroundSink(inner, memoryBufferBeats: 10_000, retryInterval: retry)
+        return (IngestPipeline(settings: IngestSettings(maxBeats: 10), sink: store), store)
+    }
+
+    func beats(from: Double, count: Int) -> [SourceEvent] {
+        (0..<count).map { notification(from + Double($0), hrm(0, rr: [1024])) }
+    }
+
+    @Test func everythingArrivesInOrder() async throws {
+        let inner = InMemorySeriesSink()
+        let (pipeline, store) = pipeline(inner)
+        await feed(pipeline, beats(from: 1, count: 35))
+        await pipeline.finishAll(reason: .shutdown)
+        #expect(await store.drain(timeout: 10))
+        let series = inner.contents.heartbeatSeries
+        #expect(series.reduce(0) { $0 + $1.count } == 36)  // 35 RRs fix 36 beats
+        #expect(series.map(\.start) == series.map(\.start).sorted())
+        #expect(inner.contents.checkpoints.isEmpty)
+        #expect(store.status == SinkStatus())
+    }
+
+    @Test func aFailingStoreIsRetriedByTheWriterAndLosesNothing() async throws {
+        let inner = InMemorySeriesSink()
+        let (pipeline, store) = pipeline(inner)
+        inner.setFailing(true)
+        await feed(pipeline, beats(from: 1, count: 25))
+        await pipeline.finishAll(reason: .shutdown)
+        // The pipeline handed everything over without an error: it is the writer that holds and retries it.
+        #expect(await pipeline.sinkStatus().failures == 0)
+        #expect(!(await store.drain(timeout: 0.3)))
+        let failing = store.status
+        #expect(failing.failures > 1, "retried: \(failing.failures)")
+        #expect(failing.queuedBatches == 3 && failing.lastError != nil)
+        inner.setFailing(false)
+        #expect(await store.drain(timeout: 10))
+        #expect(inner.contents.heartbeatSeries.reduce(0) { $0 + $1.count } == 26)
+        #expect(store.status.queuedBatches == 0 && store.status.droppedBeats == 0)
+    }
+
+    @Test func theNewestCheckpointWinsAndASavedSeriesLeavesNone() async throws {
+        let inner = InMemorySeriesSink()
+        let store = BackgroundSink(inner, memoryBufferBeats: 100, retryInterval: 0.02)
+        let uuid = UUID()
+        func snapshot(_ beats: Int) -> Sample {
+            .heartbeatSeries(HeartbeatSeriesSample(uuid: uuid, start: Date(timeIntervalSince1970: 0),
+                                                   end: Date(timeIntervalSince1970: Double(beats - 1)),
+                                                   beats: (0..<beats).map { Beat(offset: Double($0), precededByGap: $0 == 0) },
+                                                   device: nil))
+        }
+        func beats(_ sample: Sample?) -> Int? {
+            if case .heartbeatSeries(let s)? = sample { return s.beats.count }
+            return nil
+        }
+        inner.setFailing(true)
+        store.writeCheckpoints([snapshot(2)])
+        store.writeCheckpoints([snapshot(3)])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(store.status.checkpointFailures > 0)
+        inner.setFailing(false)
+        #expect(await store.drain(timeout: 10))
+        #expect(beats(inner.contents.checkpoints[uuid]) == 3, "an older snapshot came back after a newer one")
+        inner.setFailing(true)
+        store.writeCheckpoints([snapshot(5)])
+        store.save([snapshot(6)], closingCheckpoints: [uuid])
+        inner.setFailing(false)
+        #expect(await store.drain(timeout: 10))
+        #expect(beats(inner.contents.saved.last) == 6)
+        #expect(inner.contents.checkpoints.isEmpty)
+    }
+}
