@@ -26,11 +26,13 @@ let package = Package(
             "CDBus", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The structured log fields (HEARTD_DEVICE, HEARTD_ADAPTER, HEARTD_SERIES, MESSAGE_ID): one name each.
+        .target(name: "LogFields", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
         .target(name: "Timers", dependencies: ["CLinux"]),
         // BlueZ client: mirrored ObjectManager state, handles, sessions per device.
         .target(name: "BlueZ", dependencies: [
-            "CLinux", "DBus", "HeartRate", "HealthModel", "Timers",
+            "CLinux", "DBus", "HeartRate", "HealthModel", "LogFields", "Timers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure decoders for GATT characteristics (no I/O).
@@ -44,7 +46,7 @@ let package = Package(
         ]),
         // Ingest pipeline: sources → device sessions → builders → store.
         .target(name: "Ingest", dependencies: [
-            "HeartRate", "HealthModel", "HeartStore",
+            "HeartRate", "HealthModel", "HeartStore", "LogFields",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Control protocol (JSON lines) and the Unix socket server/client.
@@ -59,7 +61,7 @@ let package = Package(
         ]),
         // The daemon's parts: configuration, services, replay, simulator, control handlers.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd", "Timers",
+            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "LogFields", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -79,6 +81,7 @@ let package = Package(
         // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
         .target(name: "TestBus", path: "Tests/TestBus"),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
+        .testTarget(name: "LogFieldsTests", dependencies: ["LogFields", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "HealthModel", "TestBus"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HeartRate
 import Logging
+import LogFields
 
 /// What handling one event produced, for the pipeline to deliver.
 struct SessionEffects: Sendable {
@@ -45,7 +46,7 @@ struct DeviceSession: Sendable {
         self.settings = settings
         self.makeUUID = makeUUID
         var logger = logger
-        logger[metadataKey: "device"] = "\(address)"
+        logger[field: .device] = "\(address)"
         self.logger = logger
         self.device = DeviceInfo(localIdentifier: address)
         self.clock = ClockMap(at)

@@ -6,6 +6,7 @@ import Ingest
 import Logging
 import ServiceLifecycle
 import Systemd
+import LogFields
 
 /// The daemon: opens the store, recovers series a crash left open, then runs capture and the control socket
 /// as services until SIGTERM/SIGINT, when every open series is finished and saved.
@@ -90,7 +91,7 @@ public struct Daemon: Sendable {
             database = try HeartDatabase(path: configuration.store.path)
         } catch {
             logger.critical("cannot open the store", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
             ])
             throw error
         }
@@ -107,13 +108,13 @@ public struct Daemon: Sendable {
             checkpoints = try CheckpointWriter(database: database)
         } catch {
             logger.critical("cannot recover or journal open series", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
             ])
             throw error
         }
         if !recovered.isEmpty {
             logger.notice("recovered series left open by an unclean stop", metadata: [
-                "MESSAGE_ID": "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
+                LogField.messageID.key: "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
                 "series": "\(recovered.map(\.uuid.uuidString).joined(separator: ","))",
             ])
         }

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Synchronization
 import Systemd
 import Timers
+import LogFields
 
 /// Runs capture: feeds the source's events to the pipeline, and ticks it (idle timeouts, checkpoints of a paused
 /// stream, retries of a failing store) from one `DeadlineTimer` armed for the earliest deadline the pipeline
@@ -63,7 +64,7 @@ public struct IngestService: Service {
         let sink = await pipeline.sinkStatus()
         if sink.queuedBeats > 0 {
             logger.error("store unavailable at shutdown: finished series still in memory are lost",
-                         metadata: ["beats": "\(sink.queuedBeats)", "MESSAGE_ID": "\(MessageID.storeError.hex)"])
+                         metadata: ["beats": "\(sink.queuedBeats)", LogField.messageID.key: "\(MessageID.storeError.hex)"])
         }
         logger.notice("capture stopped, open series finished")
         if sourceEnded {
