@@ -33,12 +33,14 @@ public struct Daemon: Sendable {
         let notifier = try? SystemdNotifier(environment: environment)
         let (database, checkpoints) = try openStore()
         let hub = LiveEventHub(logger: logger)
+        let statusLine = notifier.map { notifier in SystemdStatusLine { try? notifier.status($0) } }
         let stop = AsyncStream<Void>.makeStream()
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         let pipeline = IngestPipeline(settings: configuration.ingestSettings,
                                       sink: StoreSink(database: database, checkpoints: checkpoints, logger: logger),
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
+                                          statusLine?.observe(event)
                                           if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
@@ -69,7 +71,7 @@ public struct Daemon: Sendable {
             "version": "\(HeartdVersion.string)", "mode": "\(mode.name)", "store": "\(configuration.store.path)",
             "socket": "\(socketPath)",
         ])
-        try? notifier?.ready(status: "capturing (\(mode.name))")
+        try? notifier?.ready(status: SystemdStatusLine.waiting)
         let stopper = Task {
             for await _ in stop.stream {
                 await group.triggerGracefulShutdown()
