@@ -260,6 +260,11 @@ struct DeviceSession: Sendable {
         return deadline - monoShift + 0.001  // tick needs "past", not "at"
     }
 
+    /// The open series as samples with their data so far (for queries while capturing; changes nothing).
+    func openSeries(now: Timestamp) -> [Sample] {
+        series.isEmpty ? [] : series.snapshot(at: effective(now), context: context)
+    }
+
     /// The open series as samples for a checkpoint, if they changed since the last one.
     mutating func checkpoint(now: Timestamp) -> [Sample]? {
         guard needsCheckpoint else { return nil }
