@@ -61,9 +61,9 @@ check outsider "heartctl status as an outsider: exit 5 naming the group ($(head 
 wait_until 20 sh -c "[ \"\$(heartctl status --json | python3 -c 'import json,sys; print(sum(d[\"beatsInOpenSeries\"] for d in json.load(sys.stdin)[\"devices\"]))')\" -gt 3 ]"
 pid1=$(unit MainPID)
 t=$(now); kill -STOP "$pid1"
-if wait_until $((WATCHDOG + 30)) sh -c "p=\$(systemctl show -p MainPID --value heartd); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid1 ] && systemctl is-active -q heartd"; then
+if wait_until $((WATCHDOG + 60)) sh -c "p=\$(systemctl show -p MainPID --value heartd); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid1 ] && systemctl is-active -q heartd"; then
   pass watchdog-restart "SIGSTOPped daemon (pid $pid1) replaced by pid $(unit MainPID) ($(since "$t") s; NRestarts=$(unit NRestarts))"
-else fail watchdog-restart "pid $pid1 not replaced within $((WATCHDOG + 30)) s"; fi
+else fail watchdog-restart "pid $pid1 not replaced within $((WATCHDOG + 60)) s"; fi
 abort_at=$(journalctl -b -u heartd -o json --no-pager | python3 -c "
 import json,sys
 for l in sys.stdin:
@@ -72,7 +72,7 @@ for l in sys.stdin:
 killed_after=$(awk -v a="$t" -v b="${abort_at:-0}" 'BEGIN { printf "%.1f", b - a }')
 check watchdog-timeout "systemd logged 'Watchdog timeout' ${killed_after} s after SIGSTOP (WatchdogSec=${WATCHDOG})" \
   sh -c "[ -n '$abort_at' ] && awk -v k=$killed_after -v w=$WATCHDOG 'BEGIN { exit !(k >= w / 2 - 1 && k <= w + 3) }'"
-recovered=$(journalctl -b -u heartd MESSAGE_ID=$RECOVERY_ID -o json --no-pager | json "j.get('SERIES', '')" 2>/dev/null | cut -d, -f1)
+recovered=$(journalctl -b -u heartd MESSAGE_ID=$RECOVERY_ID -n 1 -o json --no-pager | json "j.get('SERIES', '')" 2>/dev/null | cut -d, -f1)
 [ -n "$recovered" ] && heartctl show "$recovered" > /out/recovered.json 2>&1
 check recovery "the new daemon logged MESSAGE_ID=recovery and stored series $recovered with HeartdRecovered" \
   grep -q '"HeartdRecovered"' /out/recovered.json
