@@ -9,7 +9,8 @@
 # --purge a drop-in to remove.
 . /src/scripts/sdlab/lib.sh
 ADDR=${PERIPH_ADDRESS:?no peripheral address}
-READY_BOUND=5 CAPTURE_BOUND=90 STATUS_BOUND=3 STOP_BOUND=2 WATCHDOG=10 EXPOSURE_BOUND=0.5
+# Bounds for a VM under TCG on two shared cores (READY took 0.8-5.3 s there; systemctl stop 0.2-0.4 s).
+READY_BOUND=15 CAPTURE_BOUND=90 STATUS_BOUND=3 STOP_BOUND=2 WATCHDOG=10 EXPOSURE_BOUND=0.5
 CONNECTED_ID=5b0d6a1e3f8c4f52a8e1c2d4b6a79e01 RECOVERY_ID=7f3b1d9e5a2c4b8d6e0f2a4c6b8d0e89
 : > /out/summary.txt
 T0=$(now)
@@ -90,14 +91,16 @@ check stored "heartbeat series in the store after stop: ${stored} (recovered + f
 
 # 6. the journal: fields, MESSAGE_ID, catalog text; no denial or error line from heartd itself
 python3 /src/scripts/sdlab/journal_check.py fields "$ADDR" > /out/journal-fields.txt 2>&1
+rc=$?
 check journal-device "journalctl -u heartd HEARTD_DEVICE=$ADDR returns every line about it: $(head -1 /out/journal-fields.txt)" \
-  test $? = 0
+  test $rc = 0
 n=$(journalctl -b -u heartd MESSAGE_ID=$CONNECTED_ID HEARTD_DEVICE="$ADDR" -o cat --no-pager | wc -l)
 check journal-message-id "MESSAGE_ID=device-connected for $ADDR: ${n} lines (once per daemon)" test "$n" -ge 2
 journalctl -b -x -u heartd MESSAGE_ID=$CONNECTED_ID --no-pager > /out/journal-x.txt 2>&1
 check journal-catalog "journalctl -x explains it: 'Heart-rate sensor $ADDR connected'" grep -q "Heart-rate sensor $ADDR connected" /out/journal-x.txt
 python3 /src/scripts/sdlab/journal_check.py denials "$pid1" > /out/journal-denials.txt 2>&1
-check journal-clean "no denial or error line from heartd: $(head -1 /out/journal-denials.txt)" test $? = 0
+rc=$?
+check journal-clean "no denial or error line from heartd: $(head -1 /out/journal-denials.txt)" test $rc = 0
 
 # 7. the sandbox as systemd rates it on this machine
 systemd-analyze security heartd --no-pager > /out/security.txt 2>&1
