@@ -64,7 +64,9 @@ struct DaemonQueryMethodTests {
         let daemon = try Self.runningDaemon(dir)
         defer { daemon.stop() }
         let client = try daemon.client()
-        let listed = try client.callObject("series", ["to": "2100-01-01"])
+        let listed = try client.callObject("series", ["to": "2100-01-01", "include_open": true])
+        #expect(TestJSON.objects(try client.callObject("series", ["to": "2100-01-01"])["samples"]).allSatisfy { $0["open"] == nil },
+                "without include_open: stored series only")
         // The series still being captured come last, marked open, with their data so far; the rest is stored.
         let open = TestJSON.objects(listed["samples"]).filter { $0["open"] as? Bool == true }
         let all = TestJSON.objects(listed["samples"]).filter { $0["open"] == nil }

@@ -7,8 +7,9 @@ import Ingest
 /// The daemon's read methods that must not pretend capture stored nothing: a series is stored only when it
 /// finishes (idle timeout, disconnect, rotation after up to an hour), and an operator checking that capture works
 /// would otherwise see "no samples". The daemon knows its open series, so:
-/// - `series` lists them after the stored ones, marked `"open": true`, with their data so far (and `"open"`: the
-///   count of them);
+/// - `series` with `"include_open": true` (heartctl sends it) lists them after the stored ones, marked
+///   `"open": true`, with their data so far (and `"open"`: the count of them); without it, stored series only, as
+///   before, so scripts that read `series` as "what is stored" keep their meaning;
 /// - `beats UUID` answers for an open heartbeat series (marked open) as for a stored one;
 /// - `stats` (heart-rate points) covers stored series only and says how many open series of the type it left out
 ///   (`open_series`), because statistics over a series that is still growing would change under the reader.
@@ -40,6 +41,7 @@ struct OpenSeriesQueries {
 
     func series(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         let stored = try queries.handle("series", params)
+        guard try QueryParameters(params).bool("include_open") == true else { return stored }
         let open = try open(params)
         guard case .object(var result) = stored, case .array(var list)? = result["samples"] else { return stored }
         for sample in open {
