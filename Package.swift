@@ -27,6 +27,8 @@ let package = Package(
             "CDBus", "CLinux", "Posix",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The structured log fields (HEARTD_DEVICE, HEARTD_ADAPTER, HEARTD_SERIES, MESSAGE_ID): one name each.
+        .target(name: "LogFields", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
         .target(name: "Timers", dependencies: ["CLinux", "Posix"]),
         // Generic BlueZ client: D-Bus names, errors, the ObjectManager mirror, Adapter/Device/Characteristic handles,
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "SourceEvents", dependencies: ["HealthModel", "Posix"]),
         // Heart-rate capture policy on BlueZ: sessions per device, notification routing, faults, stats.
         .target(name: "Capture", dependencies: [
-            "BlueZ", "DBus", "HealthModel", "HeartRate", "Posix", "SourceEvents", "Timers",
+            "BlueZ", "DBus", "HealthModel", "HeartRate", "LogFields", "Posix", "SourceEvents", "Timers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // SQLite store (GRDB): migrations, records, compact series encodings, queries, the open-series journal.
@@ -50,7 +52,7 @@ let package = Package(
         ]),
         // Ingest pipeline: source events → device sessions → builders → sink; replay and simulator sources.
         .target(name: "Ingest", dependencies: [
-            "HealthModel", "HeartRate", "Posix", "SourceEvents",
+            "HealthModel", "HeartRate", "LogFields", "Posix", "SourceEvents",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Control protocol (JSON lines) and the Unix socket server/client.
@@ -73,7 +75,7 @@ let package = Package(
         // The daemon: services, capture sources, control handlers, live events, replay.
         .target(name: "HeartdKit", dependencies: [
             "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
-            "Posix", "SourceEvents", "Systemd", "Timers",
+            "LogFields", "Posix", "SourceEvents", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -98,9 +100,10 @@ let package = Package(
         // Test support for the pipeline's users: an in-memory SeriesSink.
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
+        .testTarget(name: "LogFieldsTests", dependencies: ["LogFields", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "Posix"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "SourceEvents", "TestBus",
+        .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "LogFields", "SourceEvents", "TestBus",
                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),

@@ -35,6 +35,8 @@ TMPFILESDIR="$SYSCONFDIR/tmpfiles.d"
 UDEVDIR="$SYSCONFDIR/udev/rules.d"
 CONFDIR="$SYSCONFDIR/heartd"
 DOCDIR="$PREFIX/share/doc/heartd"
+# journald reads catalogs from /usr/lib/systemd/catalog and /usr/local/lib/systemd/catalog.
+CATALOGDIR="$PREFIX/lib/systemd/catalog"
 
 run() {
   if [ "$DRY_RUN" -eq 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
@@ -67,6 +69,7 @@ sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
 install_file 0644 "$unit_tmp" "$UNITDIR/heartd.service"
 install_file 0644 systemd/heartd.sysusers "$SYSUSERSDIR/heartd.conf"
 install_file 0644 systemd/heartd.tmpfiles "$TMPFILESDIR/heartd.conf"
+install_file 0644 systemd/heartd.catalog "$CATALOGDIR/heartd.catalog"
 if [ "$UDEV_RULE" -eq 1 ]; then install_file 0644 udev/90-heartd.rules "$UDEVDIR/90-heartd.rules"; fi
 
 if [ -e "$DESTDIR$CONFDIR/heartd.toml" ]; then
@@ -105,6 +108,8 @@ if [ -z "$DESTDIR" ]; then
     run systemd-sysusers "$SYSUSERSDIR/heartd.conf"
     run systemd-tmpfiles --create "$TMPFILESDIR/heartd.conf"
     run systemctl daemon-reload
+    # Index the message catalog so `journalctl -x` explains heartd's MESSAGE_IDs.
+    run journalctl --update-catalog
     if [ "$UDEV_RULE" -eq 1 ]; then run udevadm control --reload; fi
     if [ "$ENABLE" -eq 1 ]; then run systemctl enable --now heartd.service; fi
   else

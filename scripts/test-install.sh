@@ -19,6 +19,7 @@ check "tmpfiles installed" '[ -f "$stage/etc/tmpfiles.d/heartd.conf" ]'
 check "udev rule installed on request" '[ -f "$stage/etc/udev/rules.d/90-heartd.rules" ]'
 check "example config installed" 'cmp -s systemd/heartd.toml.example "$stage/etc/heartd/heartd.toml"'
 check "docs installed" '[ -f "$stage/opt/hd/share/doc/heartd/CONFIGURATION.md" ]'
+check "journal catalog installed" 'cmp -s systemd/heartd.catalog "$stage/opt/hd/lib/systemd/catalog/heartd.catalog"'
 
 echo "# mine" > "$stage/etc/heartd/heartd.toml"
 DESTDIR="$stage" BUILD_DIR="$tmp/build" PREFIX=/opt/hd scripts/install.sh >/dev/null
@@ -27,11 +28,18 @@ check "existing config kept" '[ "$(cat "$stage/etc/heartd/heartd.toml")" = "# mi
 check "missing build refused" '! DESTDIR="$stage" BUILD_DIR="$tmp/none" scripts/install.sh >/dev/null 2>&1'
 check "dry run changes nothing" 'DESTDIR="$tmp/dry" BUILD_DIR="$tmp/build" scripts/install.sh --dry-run >/dev/null && [ ! -e "$tmp/dry" ]'
 
+# A user's drop-ins, as `systemctl edit heartd` and `systemctl set-property heartd` write them.
+mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d"
+echo "[Service]" > "$stage/etc/systemd/system/heartd.service.d/override.conf"
+echo "[Service]" > "$stage/etc/systemd/system.control/heartd.service.d/50-CPUQuota.conf"
 DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh >/dev/null
 check "uninstall removes files" '[ ! -e "$stage/opt/hd/bin/heartd" ] && [ ! -e "$stage/etc/systemd/system/heartd.service" ] && [ ! -e "$stage/etc/udev/rules.d/90-heartd.rules" ]'
+check "uninstall removes the catalog" '[ ! -e "$stage/opt/hd/lib/systemd/catalog/heartd.catalog" ]'
 check "uninstall keeps config" '[ -f "$stage/etc/heartd/heartd.toml" ]'
+check "uninstall keeps drop-ins" '[ -f "$stage/etc/systemd/system/heartd.service.d/override.conf" ]'
 DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh --purge >/dev/null
 check "purge removes config" '[ ! -e "$stage/etc/heartd" ]'
+check "purge removes drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd.service.d" ] && [ ! -e "$stage/etc/systemd/system.control/heartd.service.d" ]'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

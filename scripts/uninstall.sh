@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Removes what scripts/install.sh installed. Keeps the configuration (/etc/heartd), the database
-# (/var/lib/heartd) and the heartd user unless --purge is given.
+# Removes what scripts/install.sh installed. Keeps the configuration (/etc/heartd and any drop-ins in
+# heartd.service.d/), the database (/var/lib/heartd) and the heartd user unless --purge is given.
 #
 #   sudo scripts/uninstall.sh [--purge]
 #   scripts/uninstall.sh --dry-run
@@ -39,7 +39,7 @@ for file in \
   "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" \
   "$SYSCONFDIR/systemd/system/heartd.service" \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
-  "$SYSCONFDIR/udev/rules.d/90-heartd.rules" \
+  "$SYSCONFDIR/udev/rules.d/90-heartd.rules" "$PREFIX/lib/systemd/catalog/heartd.catalog" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
   "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" \
   "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" \
@@ -52,15 +52,21 @@ if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run r
 
 if [ "$PURGE" -eq 1 ]; then
   run rm -rf "$DESTDIR$SYSCONFDIR/heartd" "$DESTDIR/var/lib/heartd"
+  # Drop-ins: `systemctl edit` (system/), `systemctl set-property` (system.control/), and their --runtime forms.
+  for dropins in "$SYSCONFDIR/systemd/system/heartd.service.d" "$SYSCONFDIR/systemd/system.control/heartd.service.d" \
+                 /run/systemd/system/heartd.service.d /run/systemd/system.control/heartd.service.d; do
+    if [ -e "$DESTDIR$dropins" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -rf "$DESTDIR$dropins"; fi
+  done
   if [ "$live" -eq 1 ]; then
     if getent passwd heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run userdel heartd || true; fi
     if getent group heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run groupdel heartd || true; fi
   fi
 else
-  echo "# kept $SYSCONFDIR/heartd, /var/lib/heartd and the heartd user (use --purge to remove)"
+  echo "# kept $SYSCONFDIR/heartd, /var/lib/heartd, heartd.service.d drop-ins and the heartd user (use --purge to remove)"
 fi
 
 if [ "$live" -eq 1 ]; then
   run systemctl daemon-reload
+  run journalctl --update-catalog || true
   if [ -e /etc/udev/rules.d ] || [ "$DRY_RUN" -eq 1 ]; then run udevadm control --reload || true; fi
 fi

@@ -23,6 +23,13 @@ extension String {
     /// `/org/bluez/hci0/dev_AA` → `hci0` (the last component of an adapter path).
     public var lastPathComponent: String { split(separator: "/").last.map(String.init) ?? self }
 
+    /// `/org/bluez/hci0/dev_A0_9E_1A_12_34_56/service0010` → `A0:9E:1A:12:34:56`: the device an object path is
+    /// under (BlueZ names device objects after their address), `nil` above device level.
+    public var deviceAddress: String? {
+        guard let component = split(separator: "/").first(where: { $0.hasPrefix("dev_") }) else { return nil }
+        return component.dropFirst(4).replacingOccurrences(of: "_", with: ":").uppercased()
+    }
+
     /// True if `self` is `prefix` or below it.
     public func isPath(under prefix: String) -> Bool { self == prefix || hasPrefix(prefix + "/") }
 }

@@ -6,6 +6,7 @@ import HeartRate
 import Posix
 import Logging
 import SourceEvents
+import LogFields
 
 /// Owns the mirror of BlueZ's objects for one connection and decides which device sessions run.
 ///
@@ -123,7 +124,7 @@ actor CaptureManager {
                 let n = route.stats.malformed()
                 if n == 1 || n % 100 == 0 {  // a broken peer may send these at notification rate
                     logger.warning("GATT Value with wrong D-Bus type dropped", metadata: [
-                        "address": .string(route.address), "path": .string(signal.path),
+                        LogField.device.key: .string(route.address), "path": .string(signal.path),
                         "signature": .string(entry.value.unwrapped.signature), "count": .stringConvertible(n)])
                 }
             }
@@ -132,6 +133,16 @@ actor CaptureManager {
     }
 
     // MARK: - mirror
+
+    /// `path`, `HEARTD_ADAPTER` when the object is an adapter or below one, `HEARTD_DEVICE` when a device or below.
+    nonisolated static func pathFields(_ path: String) -> Logger.Metadata {
+        var fields: Logger.Metadata = ["path": .string(path)]
+        if let adapter = path.split(separator: "/").dropFirst(2).first, path.hasPrefix("/org/bluez/") {
+            fields[LogField.adapter.key] = .string(String(adapter))
+        }
+        if let address = path.deviceAddress { fields[LogField.device.key] = .string(address) }
+        return fields
+    }
 
     private func handle(_ signal: DBusSignal) async {
         if let change = NameOwnerChange(signal) {
@@ -143,15 +154,15 @@ actor CaptureManager {
         guard let owner = bluezOwner, signal.sender == owner else { return }
         let inferredBefore = mirror.connectedInferred
         guard let path = mirror.apply(signal) else {
-            logger.debug("signal not applied to the mirror", metadata: ["member": .string(signal.member), "path": .string(signal.path)])
+            logger.debug("signal not applied to the mirror", metadata: Self.pathFields(signal.path).merging(["member": .string(signal.member)]) { $1 })
             return
         }
-        logger.debug("mirror", metadata: ["t": .stringConvertible(MonotonicClock.now()), "member": .string(signal.member),
-                                          "path": .string(path), "args": .string(Self.brief(signal))])
+        logger.debug("mirror", metadata: Self.pathFields(path).merging(["t": .stringConvertible(MonotonicClock.now()),
+                                          "member": .string(signal.member), "args": .string(Self.brief(signal))]) { $1 })
         if mirror.connectedInferred != inferredBefore {
             board.connectedInferred()
             logger.info("ServicesResolved without a Connected signal from bluetoothd; taking the device as connected",
-                        metadata: ["path": .string(path)])
+                        metadata: Self.pathFields(path))
         }
         let depth = path.split(separator: "/").count  // 3 = adapter, 4 = device
         for (devicePath, s) in sessions where path.isPath(under: devicePath) || path == s.adapterPath {
@@ -312,7 +323,8 @@ actor CaptureManager {
         let stats = board.stats(devicePath: devicePath, address: address, adapter: adapterPath.lastPathComponent)
         let (stream, inbox) = AsyncStream<SessionSignal>.makeStream()
         var log = logger
-        log[metadataKey: "address"] = .string(address)
+        log[field: .device] = .string(address)
+        log[field: .adapter] = .string(adapterPath.lastPathComponent)
         nextSessionID += 1
         let id = nextSessionID
         let session = DeviceCaptureSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
@@ -382,19 +394,19 @@ actor CaptureManager {
                 do {
                     try await handle.setDiscoveryFilter(uuids: [GATTUUID.heartRateService.uuidString])
                     try await handle.startDiscovery()
-                    logger.info("discovery started", metadata: ["adapter": .string(adapter)])
+                    logger.info("discovery started", metadata: [LogField.adapter.key: .string(adapter.lastPathComponent)])
                 } catch let e as BlueZError where e.kind == .inProgress {
                     // already discovering for us
                 } catch {
                     discoveryOn[adapter] = false
                     discoveryRetryAt[adapter] = now + 5
                     scheduleTick(adapter, after: 5)
-                    logger.warning("StartDiscovery failed", metadata: ["adapter": .string(adapter), "error": .string("\(error)")])
+                    logger.warning("StartDiscovery failed", metadata: [LogField.adapter.key: .string(adapter.lastPathComponent), "error": .string("\(error)")])
                 }
             } else if !want && on {
                 discoveryOn[adapter] = false
                 try? await handle.stopDiscovery()
-                logger.info("discovery stopped", metadata: ["adapter": .string(adapter)])
+                logger.info("discovery stopped", metadata: [LogField.adapter.key: .string(adapter.lastPathComponent)])
             }
         }
         for (adapter, on) in discoveryOn where on && !powered.contains(adapter) { discoveryOn[adapter] = false }

@@ -53,8 +53,10 @@ public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConver
         case unknownGroup = "unknown-group"
         /// A system call failed.
         case systemCall = "system-call"
-        /// Could not connect (no server, permission).
+        /// Could not connect (no server listening, no such path).
         case connectFailed = "connect-failed"
+        /// The socket, or a directory on its path, refuses this user (`EACCES`/`EPERM`): not a member of its group.
+        case permissionDenied = "permission-denied"
         /// The peer closed the connection.
         case closed = "closed"
         /// No response within the timeout.

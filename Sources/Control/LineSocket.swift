@@ -14,6 +14,7 @@ final class LineSocket {
         let fd = try UnixSocket.makeStream()
         if let code = try UnixSocket.connect(fd, to: path) {
             Glibc.close(fd)
+            if code == EACCES || code == EPERM { throw SocketAccess.denied(path: path, errno: code) }
             throw ControlSocketError(.connectFailed, "connect \(path): \(errnoText(code))")
         }
         self.fd = fd

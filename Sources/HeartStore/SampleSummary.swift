@@ -30,6 +30,16 @@ public struct SampleSummary: Sendable, Hashable, Codable, Identifiable {
         self.anchor = anchor
     }
 
+    /// The summary of `sample` as it is now (an open series the daemon still builds has no anchor yet: 0).
+    public init(_ sample: Sample, anchor: Int64 = 0) {
+        let (count, aggregates): (Int, QuantityAggregates) = switch sample {
+        case .quantity(let q): (q.points.count, q.aggregates)
+        case .heartbeatSeries(let h): (h.beats.count, QuantityAggregates())
+        }
+        self.init(uuid: sample.uuid, typeIdentifier: sample.typeIdentifier, start: sample.start, end: sample.end,
+                  count: count, aggregates: aggregates, device: sample.device, metadata: sample.metadata, anchor: anchor)
+    }
+
     public var id: UUID { uuid }
     /// The Bluetooth address of the device.
     public var deviceAddress: String? { device?.localIdentifier }

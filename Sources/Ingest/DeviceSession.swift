@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HeartRate
 import Logging
+import LogFields
 import SourceEvents
 
 /// What handling one event produced, for the pipeline to deliver.
@@ -46,7 +47,7 @@ struct DeviceSession: Sendable {
         self.settings = settings
         self.makeUUID = makeUUID
         var logger = logger
-        logger[metadataKey: "device"] = "\(address)"
+        logger[field: .device] = "\(address)"
         self.logger = logger
         self.device = DeviceInfo(localIdentifier: address)
         self.clock = ClockMap(at)
@@ -258,6 +259,11 @@ struct DeviceSession: Sendable {
         var deadline = last + settings.idleTimeout
         if let opened = series.openedAt { deadline = min(deadline, opened + settings.maxDuration) }
         return deadline - monoShift + 0.001  // tick needs "past", not "at"
+    }
+
+    /// The open series as samples with their data so far (for queries while capturing; changes nothing).
+    func openSeries(now: Timestamp) -> [Sample] {
+        series.isEmpty ? [] : series.snapshot(at: effective(now), context: context)
     }
 
     /// The open series as samples for a checkpoint, if they changed since the last one.

@@ -97,6 +97,12 @@ public final class IngestPipeline: Sendable {
         }
     }
 
+    /// The series still open, with their data so far, sorted by device address (they are stored when they finish;
+    /// until then the daemon lists them from here).
+    public func openSeries(now: Timestamp = .now()) -> [Sample] {
+        core.withLock { $0.openSeries(now: now) }
+    }
+
     /// One entry per device seen, sorted by address.
     public func status() async -> [DeviceStatus] {
         statusNow()
@@ -304,6 +310,10 @@ struct PipelineCore {
     /// One entry per device seen, sorted by address.
     func status() -> [DeviceStatus] {
         sessions.keys.sorted().compactMap { sessions[$0]?.session.status }
+    }
+
+    func openSeries(now: Timestamp) -> [Sample] {
+        sessions.keys.sorted().flatMap { sessions[$0]?.session.openSeries(now: now) ?? [] }
     }
 
     /// Buffering and failure counters of the sink side.

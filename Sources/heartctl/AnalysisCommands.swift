@@ -115,7 +115,8 @@ struct Export: AsyncParsableCommand {
             var p = range.params
             p["format"] = .string(format)
             var samples = 0
-            for try await event in try await global.exportStream(p) {
+            // The daemon keeps the connection open after the export's "end" event: stop reading there.
+            events: for try await event in try await global.exportStream(p) {
                 switch event.name {
                 case "chunk": out.write(Data((event.fields["text"]?.stringValue ?? "").utf8))
                 case "progress":
@@ -123,13 +124,22 @@ struct Export: AsyncParsableCommand {
                     if let total = event.fields["total"]?.intValue, total > 0, output != nil {
                         FileHandle.standardError.write(Data("\rexporting: \(samples)/\(total) samples".utf8))
                     }
-                case "end": samples = event.fields["samples"]?.intValue ?? samples
+                case "end":
+                    samples = event.fields["samples"]?.intValue ?? samples
+                    break events
                 case "error": throw CLIError(.failed, event.fields["message"]?.stringValue ?? "export failed")
                 default: break
                 }
             }
             try? out.synchronize()
             FileHandle.standardError.write(Data("\(output != nil ? "\r" : "")exported \(samples) samples\n".utf8))
+            // Series still being captured are stored, and exported, when they finish: say how many were left out.
+            guard global.db == nil else { return }
+            let listed = try await global.transport().call("series", range.params.merging(
+                ["include_open": .bool(true), "limit": .int(0)]) { $1 })
+            if let open = listed["open"]?.intValue, open > 0 {
+                FileHandle.standardError.write(Data("\(open) series still open (capturing now) are not included; they are exported once they finish\n".utf8))
+            }
         }
     }
 }

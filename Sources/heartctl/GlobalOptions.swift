@@ -29,6 +29,8 @@ struct GlobalOptions: ParsableArguments {
         let path = socket ?? ProcessInfo.processInfo.environment["HEARTD_SOCKET"] ?? Self.defaultSocket
         do {
             return SocketTransport(client: try ControlClient(path: path))
+        } catch where error.code == .permissionDenied {
+            throw CLIError(.denied, "permission denied: heartd at \(path): \(error.detail)")
         } catch {
             throw CLIError(.unreachable, "cannot reach heartd at \(path): \(error) (is it running? try --db PATH to read a store file)")
         }

@@ -30,17 +30,23 @@ struct Series: AsyncParsableCommand {
             var p = range.params
             if let type { p["type"] = .string(type) }
             if let limit { p["limit"] = .int(limit) }
+            p["include_open"] = .bool(true)  // the daemon's series still being captured (--db: stored only)
             let r = try await global.transport().call("series", p)
             if global.json { return printJSON(r) }
             var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
             for s in r["samples"]?.arrayValue ?? [] {
-                let type = s["typeIdentifier"]?.stringValue.map(shortType) ?? "-"
+                // An open series (still being captured, not stored yet) says so: its data is only so far.
+                let open = s["open"]?.boolValue == true ? " (open)" : ""
+                let type = (s["typeIdentifier"]?.stringValue.map(shortType) ?? "-") + open
                 let a = s["aggregates"]
                 table.add([s["uuid"]?.cell ?? "-", type, s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "-",
                            (a?["average"] ?? a?["sum"])?.cell ?? "-", a?["minimum"]?.cell ?? "-", a?["maximum"]?.cell ?? "-",
                            s["device"]?["localIdentifier"]?.cell ?? "-"])
             }
             print(table.rows.isEmpty ? "no samples" : table.render())
+            if let open = r["open"]?.intValue, open > 0 {
+                print("\(open) of them still open: captured so far, stored when they finish")
+            }
         }
     }
 }
@@ -118,6 +124,9 @@ struct Stats: AsyncParsableCommand {
             }
             print("\(r["type"]?.cell ?? "") (\(r["unit"]?.cell ?? ""))")
             print(table.render())
+            if let open = r["open_series"]?.intValue, open > 0 {
+                print("\(open) series still open (capturing now) are not included until they finish")
+            }
         }
     }
 }

@@ -71,7 +71,8 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
     private var drainTask: Task<Void, Never>?
     let devices: [String]
 
-    init(devices: [String] = [addrA], known: Bool = true, policy: CapturePolicy,
+    /// `lines`: records every line the capture client logs (at debug level and above).
+    init(devices: [String] = [addrA], known: Bool = true, policy: CapturePolicy, lines: LineRecorder? = nil,
          onEvent: (@Sendable (SourceEvent) -> Void)? = nil) async throws {
         bus = try PrivateBus()
         self.devices = devices
@@ -79,7 +80,8 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
         logger.logLevel = .warning
         control = try await DBusConnection.connect(address: bus.address, logger: logger)
         client = try await DBusConnection.connect(address: bus.address, logger: logger)
-        capture = BlueZCapture(connection: client, policy: policy, logger: logger, onEvent: onEvent)
+        let captureLogger = lines.map { recorder in Logger(label: "bluez-tests") { _ in recorder.handler() } } ?? logger
+        capture = BlueZCapture(connection: client, policy: policy, logger: captureLogger, onEvent: onEvent)
         try await startFake(known: known)
     }
 

@@ -37,9 +37,22 @@ struct DaemonPermissionTests {
         #expect(delete.status == 5, "exit status 5: permission denied")
         #expect((delete.out + delete.err).contains("permission-denied"), "\(delete.out)\(delete.err)")
 
-        // A stranger cannot even open the 0660 socket.
+        // A stranger cannot even open the 0660 socket: told it is permission, and which group to join (not
+        // "is it running?", exit 3).
         let stranger = try Self.heartctlAsNobody(groups: [], socket: daemon.socket, ["status"])
-        #expect(stranger.status != 0)
+        #expect(stranger.status == 5, "exit status 5: permission denied: \(stranger.err)")
+        #expect(stranger.err.contains("permission denied") && stranger.err.contains("join group daemon"), "\(stranger.err)")
+
+        // The same behind a 0750 directory of the group, as /run/heartd is under systemd (RuntimeDirectoryMode=0750).
+        let runtime = dir.file("run")
+        #expect(mkdir(runtime, 0o750) == 0 && chown(runtime, 0, getgrnam("daemon").pointee.gr_gid) == 0)
+        #expect(chmod(runtime, 0o750) == 0)
+        #expect(symlink(daemon.socket, runtime + "/control.sock") == 0)
+        let outsider = try Self.heartctlAsNobody(groups: [], socket: runtime + "/control.sock", ["status"])
+        #expect(outsider.status == 5, "exit status 5: permission denied: \(outsider.err)")
+        #expect(outsider.err.contains("\(runtime) is open to group daemon only: join group daemon"), "\(outsider.err)")
+        let insider = try Self.heartctlAsNobody(groups: ["daemon"], socket: runtime + "/control.sock", ["status"])
+        #expect(insider.status == 0, "a member passes the directory: \(insider.err)")
 
         // With the file mode opened up, the daemon's own check still refuses the stranger.
         chmod(daemon.socket, 0o666)

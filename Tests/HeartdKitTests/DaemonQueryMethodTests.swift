@@ -64,7 +64,20 @@ struct DaemonQueryMethodTests {
         let daemon = try Self.runningDaemon(dir)
         defer { daemon.stop() }
         let client = try daemon.client()
-        let all = TestJSON.objects(try client.callObject("series", ["to": "2100-01-01"])["samples"])
+        let listed = try client.callObject("series", ["to": "2100-01-01", "include_open": true])
+        #expect(TestJSON.objects(try client.callObject("series", ["to": "2100-01-01"])["samples"]).allSatisfy { $0["open"] == nil },
+                "without include_open: stored series only")
+        // The series still being captured come last, marked open, with their data so far; the rest is stored.
+        let open = TestJSON.objects(listed["samples"]).filter { $0["open"] as? Bool == true }
+        let all = TestJSON.objects(listed["samples"]).filter { $0["open"] == nil }
+        #expect(listed["open"] as? Int == open.count)
+        #expect(open.contains { $0["typeIdentifier"] as? String == Self.heartbeatType && ($0["count"] as? Int ?? 0) > 0 },
+                "the simulator's open heartbeat series: \(open)")
+        let openHeartbeat = try #require(open.first { $0["typeIdentifier"] as? String == Self.heartbeatType }?["uuid"] as? String)
+        let openBeats = try client.callObject("beats", ["uuid": openHeartbeat])
+        #expect(openBeats["open"] as? Bool == true)
+        #expect((openBeats["beats"] as? [Any])?.isEmpty == false, "an open series' beats so far")
+        #expect(try client.callObject("stats", ["from": "-1h"])["open_series"] as? Int ?? 0 >= 1)
         let heartbeat = try #require(all.first { $0["typeIdentifier"] as? String == Self.heartbeatType })
         let heartRate = try #require(all.first { $0["typeIdentifier"] as? String == Self.heartRateType })
         for sample in all {
@@ -188,7 +201,7 @@ struct DaemonQueryMethodTests {
         var client: RawControlClient { get throws { try daemon.client() } }
         let from = Date().addingTimeInterval(-600)
         let stored = Set(TestJSON.objects(try client.callObject("series", ["to": "2100-01-01"])["samples"])
-            .compactMap { $0["uuid"] as? String })
+            .filter { $0["open"] == nil }.compactMap { $0["uuid"] as? String })
 
         let (csv, csvSamples) = try Self.export(client, format: "csv", from: from)
         #expect(csvSamples >= stored.count)

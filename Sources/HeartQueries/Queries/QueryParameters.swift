@@ -18,6 +18,12 @@ public struct QueryParameters {
         return s
     }
 
+    public func bool(_ key: String) throws(ControlError) -> Bool? {
+        guard let v = params[key], !v.isNull else { return nil }
+        guard let b = v.boolValue else { throw ControlError(.invalidParams, "'\(key)' must be true or false") }
+        return b
+    }
+
     public func int(_ key: String) throws(ControlError) -> Int? {
         guard let v = params[key], !v.isNull else { return nil }
         guard let i = v.intValue else { throw ControlError(.invalidParams, "'\(key)' must be an integer") }

@@ -60,9 +60,14 @@ public struct StoreQueries: Sendable {
         guard case .heartbeatSeries(let s)? = try database.sample(uuid: uuid) else {
             throw ControlError(.notFound, "no heartbeat series \(uuid)")
         }
+        return .object(Self.beatsResult(s))
+    }
+
+    /// `beats`' answer for one heartbeat series: its start, device and (offset, precededByGap) rows.
+    public static func beatsResult(_ s: HeartbeatSeriesSample) -> [String: JSONValue] {
         let rows: [JSONValue] = s.beats.map { .array([.double($0.offset), .bool($0.precededByGap)]) }
-        return .object(["uuid": .string(uuid.uuidString), "start": .string(ExportDates.iso(s.start)),
-                        "device": s.device?.localIdentifier.map(JSONValue.string) ?? .null, "beats": .array(rows)])
+        return ["uuid": .string(s.uuid.uuidString), "start": .string(ExportDates.iso(s.start)),
+                "device": s.device?.localIdentifier.map(JSONValue.string) ?? .null, "beats": .array(rows)]
     }
 
     func range(_ p: QueryParameters, defaultSpan: TimeInterval = 86400) throws(ControlError) -> (Date, Date) {

@@ -5,6 +5,7 @@ import Foundation
 import HeartdConfig
 import HeartQueries
 import Ingest
+import LogFields
 import Logging
 import SourceEvents
 import Synchronization
@@ -112,14 +113,14 @@ final class BlueZCaptureControl: CaptureControl {
     }
 
     func allow(_ address: String) async throws(ControlError) {
-        try await change { $0.forgotten.remove(address); $0.allowed.insert(address) }
+        try await change(address) { $0.forgotten.remove(address); $0.allowed.insert(address) }
     }
 
     func forget(_ address: String) async throws(ControlError) {
-        try await change { $0.allowed.remove(address); $0.forgotten.insert(address) }
+        try await change(address) { $0.allowed.remove(address); $0.forgotten.insert(address) }
     }
 
-    private func change(_ edit: (inout AllowListFile.Contents) -> Void) async throws(ControlError) {
+    private func change(_ address: String, _ edit: (inout AllowListFile.Contents) -> Void) async throws(ControlError) {
         let updated = contents.withLock { c in edit(&c); return c }
         do {
             try file.save(updated)
@@ -128,6 +129,8 @@ final class BlueZCaptureControl: CaptureControl {
         }
         let list = AllowListFile.effective(configured: configured, updated)
         await capture.setAllowList(list)
-        logger.notice("allow-list changed", metadata: ["allow": "\(list.sorted().joined(separator: ","))"])
+        logger.notice("allow-list changed", metadata: [
+            LogField.device.key: "\(address)", "allow": "\(list.sorted().joined(separator: ","))",
+        ])
     }
 }

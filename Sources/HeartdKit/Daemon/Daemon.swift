@@ -9,6 +9,7 @@ import Logging
 import ServiceLifecycle
 import SourceEvents
 import Systemd
+import LogFields
 
 /// The daemon: opens the store, recovers series a crash left open, then runs capture and the control socket
 /// as services until SIGTERM/SIGINT, when every open series is finished and saved.
@@ -35,6 +36,7 @@ public struct Daemon: Sendable {
         let notifier = try? SystemdNotifier(environment: environment)
         let (database, checkpoints) = try openStore()
         let hub = LiveEventHub(logger: logger)
+        let statusLine = notifier.map { notifier in SystemdStatusLine { try? notifier.status($0) } }
         let stop = AsyncStream<Void>.makeStream()
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         // Saves and checkpoint appends run on the store writer, never on the thread that reads BlueZ.
@@ -43,6 +45,7 @@ public struct Daemon: Sendable {
         let pipeline = IngestPipeline(settings: configuration.ingestSettings, sink: store,
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
+                                          statusLine?.observe(event)
                                           if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
@@ -74,7 +77,7 @@ public struct Daemon: Sendable {
             "version": "\(HeartdVersion.string)", "mode": "\(mode.name)", "store": "\(configuration.store.path)",
             "socket": "\(socketPath)",
         ])
-        try? notifier?.ready(status: "capturing (\(mode.name))")
+        try? notifier?.ready(status: SystemdStatusLine.waiting)
         let stopper = Task {
             for await _ in stop.stream {
                 await group.triggerGracefulShutdown()
@@ -96,7 +99,7 @@ public struct Daemon: Sendable {
             database = try HeartDatabase(path: configuration.store.path)
         } catch {
             logger.critical("cannot open the store", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
             ])
             throw error
         }
@@ -113,13 +116,13 @@ public struct Daemon: Sendable {
             checkpoints = try CheckpointWriter(database: database)
         } catch {
             logger.critical("cannot recover or journal open series", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", "MESSAGE_ID": "\(MessageID.storeError.hex)",
+                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
             ])
             throw error
         }
         if !recovered.isEmpty {
             logger.notice("recovered series left open by an unclean stop", metadata: [
-                "MESSAGE_ID": "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
+                LogField.messageID.key: "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
                 "series": "\(recovered.map(\.uuid.uuidString).joined(separator: ","))",
             ])
         }

@@ -45,7 +45,7 @@ public struct DaemonControlHandler: ControlHandler {
             case "devices": try await devices(request.params)
             case "allow": try await changePolicy(request.params, allow: true)
             case "forget": try await changePolicy(request.params, allow: false)
-            default: try queries.handle(request.method, request.params)
+            default: try OpenSeriesQueries(pipeline: pipeline, queries: queries).handle(request.method, request.params)
             }
             return ControlResponse(id: request.id, result: result)
         } catch let error as ControlError {

@@ -6,12 +6,14 @@ import SourceEvents
 import Synchronization
 import Systemd
 import Timers
+import LogFields
 
 /// Runs capture: feeds the source's events to the pipeline, and ticks it (idle timeouts, checkpoints of a paused
 /// stream, retries of a failing store) from one `DeadlineTimer` armed for the earliest deadline the pipeline
 /// reports: no periodic wake-up. The systemd watchdog is pinged from the same timer only after the pipeline
-/// answered, so a wedged pipeline stops the pings and systemd restarts the daemon. On graceful shutdown every
-/// open series is finished and saved before `run` returns.
+/// answered, so a wedged pipeline stops the pings and systemd restarts the daemon (`STATUS=` is not refreshed
+/// here: `SystemdStatusLine` sends it when a sensor's state changes). On graceful shutdown every open series is
+/// finished and saved before `run` returns.
 public struct IngestService: Service {
     let pipeline: IngestPipeline
     let source: any Source
@@ -34,7 +36,7 @@ public struct IngestService: Service {
     /// How long shutdown waits for the store writer (systemd's TimeoutStopSec is longer).
     static let drainSeconds = 15.0
 
-    /// Timer keys: the pipeline's next tick, and the next watchdog ping / STATUS line.
+    /// Timer keys: the pipeline's next tick, and the next watchdog ping.
     static let pipelineKey = 0, systemdKey = 1
 
     public func run() async throws {
@@ -69,13 +71,13 @@ public struct IngestService: Service {
         await pipeline.finishAll(reason: .shutdown, at: .now())
         if let store, !(await store.drain(timeout: Self.drainSeconds)) {
             logger.error("store still busy at shutdown after \(Int(Self.drainSeconds)) s", metadata: [
-                "MESSAGE_ID": "\(MessageID.storeError.hex)"])
+                LogField.messageID.key: "\(MessageID.storeError.hex)"])
         }
         let pipelineSink = await pipeline.sinkStatus()
         let sink = store?.status ?? pipelineSink
         if sink.queuedBeats > 0 {
             logger.error("store unavailable at shutdown: finished series still in memory are lost",
-                         metadata: ["beats": "\(sink.queuedBeats)", "MESSAGE_ID": "\(MessageID.storeError.hex)"])
+                         metadata: ["beats": "\(sink.queuedBeats)", LogField.messageID.key: "\(MessageID.storeError.hex)"])
         }
         logger.notice("capture stopped, open series finished")
         if sourceEnded {
@@ -85,42 +87,27 @@ public struct IngestService: Service {
         }
     }
 
-    /// The timer that ticks the pipeline and, under systemd, pings the watchdog (at half its interval) and
-    /// refreshes STATUS (at least every 10 s).
+    /// The timer that ticks the pipeline and, under systemd with `WatchdogSec=`, pings the watchdog at half its
+    /// interval.
     private func makeTimer() throws -> DeadlineTimer {
         let pipeline = self.pipeline, notifier = self.notifier
-        let period = Self.systemdPeriod(notifier)
-        let lastStatus = Mutex<Double>(-.infinity)
+        let period = Self.watchdogPeriod(notifier)
         let timer = try DeadlineTimer(name: "heartd-timer") { timer, now, _ in
             pipeline.tickLive(now: .now())
             guard let notifier, let period else { return }
             try? notifier.watchdog()
-            if now - lastStatus.withLock({ $0 }) >= 10 {
-                lastStatus.withLock { $0 = now }
-                try? notifier.status(Self.statusLine(pipeline))
-            }
             timer.set(Self.systemdKey, now + period)
         }
         if let period { timer.set(Self.systemdKey, DeadlineTimer.now() + min(period, 1)) }
         return timer
     }
 
-    /// Seconds between watchdog pings and STATUS checks: half the watchdog interval, at most 10 s; `nil`
-    /// when not run by systemd.
-    static func systemdPeriod(_ notifier: SystemdNotifier?) -> Double? {
-        guard let notifier, notifier.isEnabled else { return nil }
-        guard let w = notifier.watchdogInterval else { return 10 }
+    /// Seconds between watchdog pings: half the watchdog interval; `nil` without a watchdog (then nothing
+    /// wakes the daemon for systemd at all).
+    static func watchdogPeriod(_ notifier: SystemdNotifier?) -> Double? {
+        guard let notifier, notifier.isEnabled, let w = notifier.watchdogInterval else { return nil }
         let c = w.components
-        return min(10, max(0.01, (Double(c.seconds) + Double(c.attoseconds) / 1e18) / 2))
-    }
-
-    /// The one-line `STATUS=` systemd shows in `systemctl status heartd`.
-    static func statusLine(_ pipeline: IngestPipeline) -> String {
-        let devices = pipeline.statusNow()
-        let connected = devices.filter(\.connected)
-        guard !connected.isEmpty else { return "waiting for sensors (\(devices.count) known)" }
-        let rates = connected.map { "\($0.device?.name ?? $0.address) \($0.currentBPM.map { "\($0) bpm" } ?? "-")" }
-        return "capturing \(connected.count) sensor(s): " + rates.joined(separator: ", ")
+        return max(0.01, (Double(c.seconds) + Double(c.attoseconds) / 1e18) / 2)
     }
 }
 

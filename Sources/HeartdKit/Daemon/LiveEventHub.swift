@@ -1,3 +1,4 @@
+import BlueZ
 import Control
 import Foundation
 import HeartQueries
@@ -5,6 +6,7 @@ import Ingest
 import Logging
 import Synchronization
 import Systemd
+import LogFields
 
 /// Fans the pipeline's live events out to `watch` clients and writes the key ones to the journal with their
 /// MESSAGE_ID. Called synchronously on the pipeline: it only yields into bounded per-watcher buffers (a slow
@@ -57,23 +59,25 @@ public final class LiveEventHub: Sendable {
     private func journal(_ event: LiveEvent) {
         switch event {
         case .connected(let address, let device, _):
-            logger.notice("device connected", metadata: [
-                "MESSAGE_ID": "\(MessageID.deviceConnected.hex)", "HEARTD_DEVICE": "\(address)",
+            var fields: Logger.Metadata = [
+                LogField.messageID.key: "\(MessageID.deviceConnected.hex)", LogField.device.key: "\(address)",
                 "name": "\(device?.name ?? "")",
-            ])
+            ]
+            if let adapter = device?.metadata[BlueZMetadataKey.adapter] { fields[LogField.adapter.key] = "\(adapter)" }
+            logger.notice("device connected", metadata: fields)
         case .disconnected(let address, let reason, _):
             logger.notice("device disconnected", metadata: [
-                "MESSAGE_ID": "\(MessageID.deviceDisconnected.hex)", "HEARTD_DEVICE": "\(address)", "reason": "\(reason)",
+                LogField.messageID.key: "\(MessageID.deviceDisconnected.hex)", LogField.device.key: "\(address)", "reason": "\(reason)",
             ])
         case .seriesFinished(let address, let uuid, let type, let reason):
             logger.info("series finished", metadata: [
-                "MESSAGE_ID": "\(MessageID.seriesFinished.hex)", "HEARTD_DEVICE": "\(address)",
-                "HEARTD_SERIES": "\(uuid)", "type": "\(type)", "reason": "\(reason.rawValue)",
+                LogField.messageID.key: "\(MessageID.seriesFinished.hex)", LogField.device.key: "\(address)",
+                LogField.series.key: "\(uuid)", "type": "\(type)", "reason": "\(reason.rawValue)",
             ])
         case .beats(let address, let beats):
             for b in beats where b.precededByGap {
                 logger.info("beats may be missing before this beat", metadata: [
-                    "MESSAGE_ID": "\(MessageID.gap.hex)", "HEARTD_DEVICE": "\(address)", "at": "\(ExportDates.iso(b.time))",
+                    LogField.messageID.key: "\(MessageID.gap.hex)", LogField.device.key: "\(address)", "at": "\(ExportDates.iso(b.time))",
                 ])
             }
         case .heartRate, .battery:

@@ -3,6 +3,7 @@ import HealthModel
 import HeartStore
 import Ingest
 import Logging
+import LogFields
 
 /// The ingest pipeline's sink backed by the SQLite store. Errors propagate so the pipeline can buffer and retry;
 /// samples the store refuses by rule (stale sync version, reused UUID) are logged, not retried.
@@ -24,7 +25,7 @@ public struct StoreSink: SeriesSink {
         checkpoints?.closed(closingCheckpoints)
         for skipped in result.skipped {
             logger.warning("sample not saved", metadata: [
-                "HEARTD_SERIES": "\(skipped.uuid)", "reason": "\(skipped.reason.rawValue)", "detail": "\(skipped.detail)",
+                LogField.series.key: "\(skipped.uuid)", "reason": "\(skipped.reason.rawValue)", "detail": "\(skipped.detail)",
             ])
         }
     }

@@ -1,0 +1,74 @@
+import Control
+import Foundation
+import HealthModel
+import HeartQueries
+import HeartStore
+import Ingest
+
+/// The daemon's read methods that must not pretend capture stored nothing: a series is stored only when it
+/// finishes (idle timeout, disconnect, rotation after up to an hour), and an operator checking that capture works
+/// would otherwise see "no samples". The daemon knows its open series, so:
+/// - `series` with `"include_open": true` (heartctl sends it) lists them after the stored ones, marked
+///   `"open": true`, with their data so far (and `"open"`: the count of them); without it, stored series only, as
+///   before, so scripts that read `series` as "what is stored" keep their meaning;
+/// - `beats UUID` answers for an open heartbeat series (marked open) as for a stored one;
+/// - `stats` (heart-rate points) covers stored series only and says how many open series of the type it left out
+///   (`open_series`), because statistics over a series that is still growing would change under the reader.
+/// `heartctl --db` has no daemon and lists stored series only.
+struct OpenSeriesQueries {
+    let pipeline: IngestPipeline
+    let queries: StoreQueries
+
+    func handle(_ method: String, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        switch method {
+        case "series": return try series(params)
+        case "beats": return try beats(params)
+        case "stats": return try stats(params)
+        default: return try queries.handle(method, params)
+        }
+    }
+
+    /// The open series matching `params`' type, device and range.
+    func open(_ params: [String: JSONValue], type fallback: String? = nil) throws(ControlError) -> [Sample] {
+        let p = QueryParameters(params)
+        let type = try p.typeIdentifier() ?? fallback, device = try p.string("device")
+        let from = try p.date("from"), to = try p.date("to")
+        return pipeline.openSeries().filter { sample in
+            (type == nil || sample.typeIdentifier == type)
+                && (device == nil || sample.device?.localIdentifier == device)
+                && (from.map { sample.end >= $0 } ?? true) && (to.map { sample.start < $0 } ?? true)
+        }
+    }
+
+    func series(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        let stored = try queries.handle("series", params)
+        guard try QueryParameters(params).bool("include_open") == true else { return stored }
+        let open = try open(params)
+        guard case .object(var result) = stored, case .array(var list)? = result["samples"] else { return stored }
+        for sample in open {
+            guard case .object(var summary) = JSONBridge.value(SampleSummary(sample)) else { continue }
+            summary["open"] = .bool(true)
+            list.append(.object(summary))
+        }
+        result["samples"] = .array(list)
+        result["open"] = .int(open.count)
+        return .object(result)
+    }
+
+    func beats(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        do {
+            return try queries.handle("beats", params)
+        } catch where error.code == .notFound {
+            let uuid = try QueryParameters(params).uuid()
+            guard case .heartbeatSeries(let s)? = pipeline.openSeries().first(where: { $0.uuid == uuid }) else { throw error }
+            return .object(StoreQueries.beatsResult(s).merging(["open": .bool(true)]) { $1 })
+        }
+    }
+
+    func stats(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        guard case .object(var result) = try queries.handle("stats", params) else { return .null }
+        let type = try QueryParameters(params).quantityType(default: .heartRate)
+        result["open_series"] = .int(try open(params, type: type.identifier).count)
+        return .object(result)
+    }
+}

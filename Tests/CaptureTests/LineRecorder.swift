@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// Records every log line (message and merged metadata) a logger built on it writes.
+final class LineRecorder: @unchecked Sendable {  // `lines` behind `lock`
+    struct Line {
+        let message: String
+        let metadata: Logger.Metadata
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Line] = []
+    var lines: [Line] { lock.lock(); defer { lock.unlock() }; return recorded }
+
+    func handler() -> some LogHandler { Handler(recorder: self) }
+
+    fileprivate func append(_ line: Line) { lock.lock(); recorded.append(line); lock.unlock() }
+
+    private struct Handler: LogHandler {
+        let recorder: LineRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            recorder.append(Line(message: event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+        }
+    }
+}
