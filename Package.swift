@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "HeartQueries", dependencies: ["Control", "HealthModel", "HeartStore", "Ingest", "SourceEvents"]),
         // The daemon: services, capture sources, control handlers, live events, replay.
         .target(name: "HeartdKit", dependencies: [
-            "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
+            "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
             "LogFields", "Posix", "SourceEvents", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
