@@ -47,6 +47,9 @@ let package = Package(
             "HeartRate", "HealthModel", "HeartStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // A simulated chest strap with injected faults, and a scorer of the stored beat timeline against the truth:
+        // for the tests and heartbench only, never the daemon.
+        .target(name: "StrapLab", dependencies: ["Ingest", "HeartRate", "HealthModel"]),
         // Control protocol (JSON lines) and the Unix socket server/client.
         .target(name: "Control", dependencies: [
             .product(name: "Logging", package: "swift-log"),
@@ -72,7 +75,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "StrapLab",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -84,7 +87,7 @@ let package = Package(
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartStoreTests", dependencies: ["HeartStore", "HealthModel"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore", "StrapLab"]),
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
