@@ -152,7 +152,7 @@ struct DeviceSession: Sendable {
         } else if !rr.isEmpty {
             addBeats(rr, at: now, effects: &effects)
         } else if timeline.isAnchored {
-            model.arrivedWithoutRR()
+            model.arrivedWithoutRR(bpm: Int(measurement.bpm))
         }
         addHeartRate(measurement, noContact: noContact, at: now, effects: &effects)
         if let reading = measurement.energyKilojoules, let inc = energy.add(reading, at: now) {

@@ -16,6 +16,10 @@
 struct NotificationCadence: Sendable {
     static let window = 64
     static let lockAfter = 9
+    /// Arrivals in the window before send times are trusted to compare the chain with: the period's error
+    /// shrinks with the span its two envelope points are apart (about 1 ms a slot at 400 ms jitter once the
+    /// window holds 32).
+    static let matureAfter = 32
     static let maxLateFraction = 0.6
     static let maxEarlyFraction = 0.15
     static let periodRange = 0.2...5.0
@@ -32,6 +36,9 @@ struct NotificationCadence: Sendable {
     private var base = 0.0
     private(set) var lateSpan = 0.0
     private(set) var isLocked = false
+
+    /// Locked, with a window long enough for send times accurate to a few milliseconds over `TimelineModel`'s span.
+    var isMature: Bool { isLocked && arrivals.count >= Self.matureAfter }
 
     /// The envelope's time of `slot`: its send time plus the link's constant minimum latency.
     func sendTime(slot: Int) -> Double? {

@@ -18,7 +18,8 @@ struct SendBounds: Sendable, Equatable {
 /// upper bound of K, so one suffices: learnt from above, K errs only on the side that hides a loss (the
 /// boundary comes early), never on the side that invents one; each further notification tightens it.
 struct TimelineModel: Sendable {
-    static let samplesKept = 32
+    /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
+    static let sampleSpan = 16
 
     private(set) var cadence = NotificationCadence()
     /// (slot, chain end) of recent notifications with RR.
@@ -42,8 +43,13 @@ struct TimelineModel: Sendable {
     }
 
     /// A notification without RR values while the chain runs (the sensor has been sending RR, contact is fine).
-    mutating func arrivedWithoutRR() {
-        if slot != nil, suspect == nil { suspect = .missingRR }
+    /// It is suspect when its heart rate says a beat fell inside it: an interval of `60/bpm` at most 90 % of
+    /// the period (the margin covers a heart rate averaged over several beats). Otherwise it may well be
+    /// legitimate (heart rate below ~66 at 1 Hz); if the chain later shows beats missing there anyway, the
+    /// flag still lands on the next beat, but no implied predecessor is emitted (it may be a beat already stored).
+    mutating func arrivedWithoutRR(bpm: Int) {
+        guard slot != nil, suspect == nil, bpm > 0, let period = cadence.period else { return }
+        if 60 / Double(bpm) <= 0.9 * period { suspect = .missingRR }
     }
 
     /// The grid-to-chain offset K, once enough notifications told it.
@@ -53,7 +59,7 @@ struct TimelineModel: Sendable {
 
     /// The bounds of the current notification, if the grid is locked and K known.
     var bounds: SendBounds? {
-        guard let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        guard cadence.isMature, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
         return SendBounds(previousSend: previous - k, suspect: suspect)
     }
 
@@ -62,7 +68,7 @@ struct TimelineModel: Sendable {
         suspect = nil
         guard let slot else { return }
         samples.append((slot, chainEnd))
-        if samples.count > Self.samplesKept { samples.removeFirst(samples.count - Self.samplesKept) }
+        samples.removeAll { $0.slot < slot - Self.sampleSpan }
     }
 
     /// The chain was (re-)anchored at an arrival: its offset to the grid is new, K must be learnt again.
