@@ -33,6 +33,25 @@ import Testing
         if fault == .clean { #expect(tally.gapsByRule == ["connection": 12], "jitter alone flags nothing") }
     }
 
+    /// Stamps late by up to 0.9 s (400 ms of jitter plus a 0.5 s read batch, which the bus no longer takes for
+    /// sensor streams): beyond the grid's bound, so the model stays out and adds no false gap to what the loud
+    /// rules alone do (their clock-drift rule re-anchors on such stamps: docs/INGEST.md).
+    @Test(arguments: [FaultClass.clean, .singleLoss])
+    func stampsLaterThanTheBoundAddNoFalseGaps(fault: FaultClass) async {
+        var model = TimelineTally(), loud = TimelineTally()
+        for seed in Self.seeds {
+            var scenario = StrapScenario(fault: fault, seed: seed)
+            scenario.maxJitter = 0.9
+            let recording = StrapGenerator.generate(scenario)
+            model.add(await TimelineScore.score(recording))
+            loud.add(await TimelineScore.score(recording, settings: IngestSettings(quietLossDetection: false)))
+        }
+        #expect(model.falsePositives <= loud.falsePositives)
+        #expect(model.storedRR == model.deliveredRR)
+        let modelRules: Set<GapReason> = [.lostNotification, .missingRR, .chainBehind]
+        #expect(model.gapsByRule.keys.allSatisfy { GapReason(rawValue: $0).map { !modelRules.contains($0) } ?? false })
+    }
+
     /// What the loud rules alone did (before the timeline model): most quiet losses unflagged.
     @Test(arguments: [FaultClass.singleLoss, .slowHeart, .highRate])
     func theLoudRulesAloneMissQuietLosses(fault: FaultClass) async {
