@@ -18,8 +18,8 @@ struct NotificationCadence: Sendable {
     static let lockAfter = 9
     /// Arrivals in the window before send times are trusted to compare the chain with: the period's error
     /// shrinks with the span its two envelope points are apart (about 1 ms a slot at 400 ms jitter once the
-    /// window holds 32).
-    static let matureAfter = 32
+    /// window holds 64).
+    static let matureAfter = 64
     static let maxLateFraction = 0.6
     static let maxEarlyFraction = 0.15
     static let periodRange = 0.2...5.0

@@ -47,7 +47,7 @@ public struct StrapScenario: Sendable, Hashable {
 
     /// The scenario for a fault class and seed: jitter cycles through 20, 100, 200, 400 ms with the seed; drift,
     /// phases and where faults fall come from the seed.
-    public init(fault: FaultClass, seed: UInt64, notifications: Int = 300, warmUp: Int = 40) {
+    public init(fault: FaultClass, seed: UInt64, notifications: Int = 300, warmUp: Int = 70) {
         var rng = SplitMix64(seed: seed ^ 0x5EED)
         self.fault = fault
         self.seed = seed

@@ -23,7 +23,7 @@ import Testing
     /// "What cannot be seen"), the measured bound.
     @Test(arguments: [
         (FaultClass.clean, 1.0), (.burstLoss, 1.0), (.rrLess, 1.0), (.contactFlap, 1.0), (.highRate, 1.0),
-        (.loud, 1.0), (.noRR, 1.0), (.singleLoss, 0.99), (.drift, 0.99), (.slowHeart, 0.94),
+        (.loud, 1.0), (.noRR, 1.0), (.singleLoss, 0.98), (.drift, 0.98), (.slowHeart, 0.94),
     ])
     func gapFlagsAreWhereBeatsAreMissing(fault: FaultClass, bound: Double) async {
         let tally = await TimelineScore.score(fault, seeds: Self.seeds)

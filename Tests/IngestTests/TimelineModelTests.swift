@@ -13,7 +13,7 @@ import Testing
     @Test func locksOnASteadyStreamDespite400msJitterAndCountsSkippedSlots() throws {
         var cadence = NotificationCadence()
         var seen: [NotificationCadence.Observation?] = []
-        for t in arrivals(slots: Array(0..<40) + [41] + Array(42..<50) + [53, 54]) { seen.append(cadence.observe(t)) }
+        for t in arrivals(slots: Array(0..<70) + [71] + Array(72..<80) + [83, 84]) { seen.append(cadence.observe(t)) }
         #expect(seen.prefix(8).allSatisfy { $0 == nil }, "learning")
         #expect(cadence.isMature)
         #expect(abs(try #require(cadence.period) - 1) < 0.01)
@@ -59,21 +59,21 @@ import Testing
 
     @Test func aLostNotificationIsFlaggedAtTheBeatAfterTheHole() async throws {
         let (pipeline, sink) = makePipeline()
-        await feed(pipeline, strap(seconds: 60, lost: [45]))
+        await feed(pipeline, strap(seconds: 100, lost: [85]))
         await pipeline.finishAll(reason: .shutdown)
         let beats = sink.contents.absoluteBeats
         let flagged = beats.enumerated().filter(\.element.gap).map(\.offset)
         #expect(flagged.count == 2)
         let hole = try #require(flagged.last)
-        // The implied predecessor sits after the hole (notification 44's last beat ends before 44 s)...
-        #expect(beats[hole - 1].time < 44 && beats[hole].time > 44)
+        // The implied predecessor sits after the hole (notification 84's last beat ends before 84 s)...
+        #expect(beats[hole - 1].time < 84 && beats[hole].time > 84)
         // ...and everything after it is the delivered chain again.
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "lost-notification": 1])
     }
 
     @Test func anRRLessNotificationAtAHighHeartRateIsAMissingBeat() async throws {
         let (pipeline, sink) = makePipeline()
-        await feed(pipeline, strap(seconds: 60, rrLess: [45]))
+        await feed(pipeline, strap(seconds: 100, rrLess: [85]))
         await pipeline.finishAll(reason: .shutdown)
         #expect(sink.contents.absoluteBeats.filter(\.gap).count == 2)
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "missing-rr": 1])
@@ -82,7 +82,7 @@ import Testing
     @Test func rrLessNotificationsBelowTheCadenceAreNoLoss() async throws {
         let (pipeline, sink) = makePipeline()
         // RR 1.2 s against 1 notification a second: every sixth notification has no beat, legitimately.
-        await feed(pipeline, strap(seconds: 90, rr: 1229))
+        await feed(pipeline, strap(seconds: 150, rr: 1229))
         await pipeline.finishAll(reason: .shutdown)
         #expect(sink.contents.absoluteBeats.filter(\.gap).count == 1)
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1])
@@ -90,11 +90,11 @@ import Testing
 
     @Test func withQuietLossDetectionOffTheBeatAfterALostNotificationIsNotFlagged() async throws {
         let (pipeline, sink) = makePipeline(IngestSettings(quietLossDetection: false))
-        await feed(pipeline, strap(seconds: 60, lost: [45]))
+        await feed(pipeline, strap(seconds: 100, lost: [85]))
         await pipeline.finishAll(reason: .shutdown)
         // The failure the model fixes: the beats after the hole are chained onto the last one before it.
         let beats = sink.contents.absoluteBeats
-        let after = try #require(beats.firstIndex { $0.time > 43.5 })
+        let after = try #require(beats.firstIndex { $0.time > 83.5 })
         #expect(!beats[after].gap)
         #expect(try #require(await pipeline.status().first).counters.gapsByRule["lost-notification"] == nil)
     }
