@@ -104,18 +104,28 @@ struct NotificationCadence: Sendable {
     }
 
     /// The line through the lowest arrival of each half of the window; `lateSpan` is the highest arrival above it.
+    /// Runs for every arrival, so it allocates nothing.
     private mutating func fit() {
         guard let current = period, arrivals.count >= 4 else { return }
         let half = arrivals.count / 2
         func lowest(_ range: Range<Int>) -> Int {
-            range.min { arrivals[$0] - Double(slots[$0]) * current < arrivals[$1] - Double(slots[$1]) * current }!
+            var best = range.lowerBound, low = Double.infinity
+            for k in range {
+                let r = arrivals[k] - Double(slots[k]) * current
+                if r < low { (best, low) = (k, r) }
+            }
+            return best
         }
         let i = lowest(0..<half), j = lowest(half..<arrivals.count)
         if slots[j] - slots[i] >= 4 { period = (arrivals[j] - arrivals[i]) / Double(slots[j] - slots[i]) }
         let p = period ?? current
-        let residuals = arrivals.indices.map { arrivals[$0] - Double(slots[$0]) * p }
-        let low = residuals.min() ?? 0
+        var low = Double.infinity, high = -Double.infinity
+        for k in arrivals.indices {
+            let r = arrivals[k] - Double(slots[k]) * p
+            low = min(low, r)
+            high = max(high, r)
+        }
         base = low
-        lateSpan = (residuals.max() ?? low) - low
+        lateSpan = high - low
     }
 }

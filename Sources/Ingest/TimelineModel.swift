@@ -54,7 +54,13 @@ struct TimelineModel: Sendable {
 
     /// The grid-to-chain offset K, once enough notifications told it.
     var offset: Double? {
-        samples.compactMap { s in cadence.sendTime(slot: s.slot).map { $0 - s.chainEnd } }.min()
+        // The lowest sendTime(slot) − chainEnd, without building an array (this runs for every notification).
+        var lowest: Double?
+        for s in samples {
+            guard let send = cadence.sendTime(slot: s.slot) else { return nil }
+            lowest = min(lowest ?? .infinity, send - s.chainEnd)
+        }
+        return lowest
     }
 
     /// The bounds of the current notification, if the grid is locked and K known.
