@@ -55,6 +55,9 @@ let package = Package(
             "HealthModel", "HeartRate", "LogFields", "Posix", "SourceEvents",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // A simulated chest strap with injected faults, and a scorer of the stored beat timeline against the truth:
+        // for the tests and heartbench only, never the daemon.
+        .target(name: "StrapLab", dependencies: ["HealthModel", "HeartRate", "Ingest", "IngestTestSupport", "SourceEvents"]),
         // Control protocol (JSON lines) and the Unix socket server/client.
         .target(name: "Control", dependencies: [
             "Posix",
@@ -90,7 +93,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents", "StrapLab",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -111,7 +114,8 @@ let package = Package(
         .testTarget(name: "HeartStoreTests", dependencies: [
             "HeartStore", "HealthModel", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents", "StrapLab"]),
+        .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Systemd",

@@ -8,17 +8,30 @@
 /// wake-up. Nothing pauses while a method call waits for its reply.
 ///
 /// The cost: a message on a busy bus may be handled up to one interval after it arrived, so its receive time
-/// is that much late.
+/// is that much late. Where nothing else stamps a message (StartNotify values on the bus: libdbus reads 2 KiB
+/// at a time, so a socket timestamp would not be per message), `keepingArrivalTimes` only calls the bus busy
+/// above 50 wake-ups a second: every sensor stream a host can hold (≈ 10 links at ≤ 4 notifications a second)
+/// is then read at once, and its stamps stay good enough for the ingest timeline model (docs/INGEST.md).
 public struct ReadBatching: Sendable, Hashable {
     /// The pause; zero turns batching off.
     public var interval: Duration
+    /// Wake-ups closer together than this (and than two intervals) mean a busy bus.
+    public var busyBelow: Duration
 
-    public init(interval: Duration) { self.interval = interval }
+    public init(interval: Duration, busyBelow: Duration = .milliseconds(500)) {
+        self.interval = interval
+        self.busyBelow = busyBelow
+    }
+
+    /// The same pause, taken only above 50 wake-ups a second (20 ms apart).
+    public var keepingArrivalTimes: ReadBatching { ReadBatching(interval: interval, busyBelow: .milliseconds(20)) }
 
     public static let off = ReadBatching(interval: .zero)
 
-    var intervalNanoseconds: UInt64 {
-        let (s, atto) = interval.components
+    var intervalNanoseconds: UInt64 { Self.nanoseconds(interval) }
+
+    static func nanoseconds(_ d: Duration) -> UInt64 {
+        let (s, atto) = d.components
         return s <= 0 && atto <= 0 ? 0 : UInt64(s) * 1_000_000_000 + UInt64(atto / 1_000_000_000)
     }
 
@@ -28,9 +41,6 @@ public struct ReadBatching: Sendable, Hashable {
     public func shouldPause(wake: UInt64, lastWake: UInt64, pendingCalls: Int) -> Bool {
         let ns = intervalNanoseconds
         guard ns >= 1_000_000, pendingCalls == 0, lastWake > 0 else { return false }
-        return wake &- lastWake < min(2 * ns, Self.busyBelowNanoseconds)
+        return wake &- lastWake < min(2 * ns, Self.nanoseconds(busyBelow))
     }
-
-    /// Wake-ups closer together than this (and than two intervals) mean a busy bus.
-    static let busyBelowNanoseconds: UInt64 = 500_000_000
 }

@@ -11,6 +11,8 @@ struct TimelineResult: Sendable {
     var implausible = 0
     /// Beats dropped because they would not come after the previous beat.
     var overlapping = 0
+    /// The chain was (re-)anchored to the arrival: a grid-to-chain offset learnt before is void.
+    var anchored = false
 }
 
 /// Reconstructs beat times from RR intervals (pure; no I/O, no dates).
@@ -19,7 +21,12 @@ struct TimelineResult: Sendable {
 /// so every beat offset inside a series is an exact multiple of 1/1024 s and consecutive beats differ by
 /// exactly their RR value. A notification's last RR is taken to end at its arrival; when the chain is not
 /// anchored, it is anchored at `arrival − sum(plausible RR of the rest of the notification)`, and that anchor
-/// is itself a beat (the one the first RR starts from), flagged with the pending gap reason.
+/// is itself a beat (the implied predecessor: the one the first RR starts from), flagged with the pending gap
+/// reason. Anchoring at the arrival keeps each anchor's error independent of the last (an anchor at an
+/// estimated send time would inherit the previous stretch's error, and the chain would walk away). With bounds,
+/// a first beat at or before the previous send time means beats are missing just before it: the chain is
+/// broken there (the bounds' suspect, or `chainBehind`) and re-anchored, so the flag lands on the beat after
+/// the hole; beats already emitted are never moved.
 struct BeatTimeline: Sendable {
     static let ticksPerSecond = 1024.0
 
@@ -65,8 +72,9 @@ struct BeatTimeline: Sendable {
     }
 
     /// Adds the beats of one notification's RR values (1/1024 s, oldest first) that arrived at `arrival`
-    /// (monotonic seconds, never earlier than the previous arrival).
-    mutating func ingest(_ rr: [UInt16], arrival: Double, settings: IngestSettings) -> TimelineResult {
+    /// (monotonic seconds, never earlier than the previous arrival), checked against `bounds` when known.
+    mutating func ingest(_ rr: [UInt16], arrival: Double, bounds: SendBounds? = nil,
+                         settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
@@ -74,6 +82,20 @@ struct BeatTimeline: Sendable {
             result.implausible = plausible.filter { !$0 }.count
             if result.implausible > 0 { breakChain(.implausibleRR) }
             return result
+        }
+        // The first beat must come after the previous send time, or beats are missing before it.
+        if let bounds, let position, let first = zip(rr, plausible).first(where: { $0.1 })?.0,
+           let firstSeconds = seconds(ofTicks: position + Int(first)),
+           firstSeconds <= bounds.previousSend - settings.sendTimeTolerance {
+            if let suspect = bounds.suspect {
+                breakChain(suspect)
+            } else {
+                // Nothing since the previous notification could have lost a beat, so the beat before this one is
+                // the last one emitted, placed too early by a loss that went unseen: move the chain, flag the
+                // next beat, and emit no implied predecessor (it would be that beat again).
+                breakChain(.chainBehind)
+                anchor(at: arrival, remaining: remaining, emitImplied: false, into: &result)
+            }
         }
         // The chain says the last beat is at position + remaining; the clock says about `arrival`.
         if let position, let expected = ticks(at: arrival),
@@ -100,14 +122,16 @@ struct BeatTimeline: Sendable {
         return Int(((seconds - origin) * Self.ticksPerSecond).rounded())
     }
 
-    private mutating func anchor(at arrival: Double, remaining: Int, into result: inout TimelineResult) {
+    private mutating func anchor(at time: Double, remaining: Int, emitImplied: Bool = true,
+                                 into result: inout TimelineResult) {
         if origin == nil {
-            origin = arrival - Double(remaining) / Self.ticksPerSecond
+            origin = time - Double(remaining) / Self.ticksPerSecond
             position = 0
         } else {
-            position = (ticks(at: arrival) ?? 0) - remaining
+            position = (ticks(at: time) ?? 0) - remaining
         }
-        emit(position ?? 0, into: &result)
+        result.anchored = true
+        if emitImplied { emit(position ?? 0, into: &result) }
     }
 
     private mutating func emit(_ ticks: Int, into result: inout TimelineResult) {

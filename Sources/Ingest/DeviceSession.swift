@@ -37,6 +37,7 @@ struct DeviceSession: Sendable {
 
     private var clock: ClockMap
     private var timeline = BeatTimeline()
+    private var model = TimelineModel()
     private(set) var series = OpenSeriesSet()
     private var energy = EnergyAccumulator()
     private var monoShift = 0.0
@@ -90,6 +91,7 @@ struct DeviceSession: Sendable {
         if !series.isEmpty { finish(.disconnect, at: effective(at), effects: &effects) }
         connected = true
         timeline = BeatTimeline()
+        model.reset()
         energy.reset()
         monoShift = 0
         lastArrival = nil
@@ -140,6 +142,7 @@ struct DeviceSession: Sendable {
             finish(.maxDuration, at: now, effects: &effects)
         }
         needsCheckpoint = true
+        if settings.quietLossDetection { model.arrival(now) }
         guard let measurement else {
             timeline.breakChain(.malformedNotification)
             return
@@ -150,6 +153,8 @@ struct DeviceSession: Sendable {
             timeline.breakChain(.contactRegained)
         } else if !rr.isEmpty {
             addBeats(rr, at: now, effects: &effects)
+        } else if timeline.isAnchored {
+            model.arrivedWithoutRR(bpm: Int(measurement.bpm))
         }
         addHeartRate(measurement, noContact: noContact, at: now, effects: &effects)
         if let reading = measurement.energyKilojoules, let inc = energy.add(reading, at: now) {
@@ -188,7 +193,10 @@ struct DeviceSession: Sendable {
     }
 
     private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
-        let result = timeline.ingest(rr, arrival: now, settings: settings)
+        let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
+                                     settings: settings)
+        if result.anchored { model.forgetOffset() }
+        if let end = timeline.positionSeconds { model.chainEnded(at: end) }
         counters.droppedRR += result.implausible
         counters.droppedBeatsOutOfOrder += result.overlapping
         if result.implausible > 0 {

@@ -23,4 +23,12 @@ public enum GapReason: String, Sendable, Hashable, Codable, CaseIterable {
     case clockBackwards = "clock-backwards"
     /// A notification could not be decoded, so its RR values are lost.
     case malformedNotification = "malformed-notification"
+    /// A notification was lost (a skipped slot of the sensor's cadence) and it carried beats: the next
+    /// notification's first beat would fall before the lost one was sent (docs/INGEST.md, "Timeline model").
+    case lostNotification = "lost-notification"
+    /// Notifications without RR values while the sensor was sending them, and beats fell inside them.
+    case missingRR = "missing-rr"
+    /// Nothing was seen missing, yet a notification's first beat would fall before the previous send time:
+    /// beats went missing earlier without a sign (the chain is behind the sensor's clock).
+    case chainBehind = "rr-chain-behind"
 }

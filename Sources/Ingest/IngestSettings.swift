@@ -21,10 +21,17 @@ public struct IngestSettings: Sendable, Hashable, Codable {
     /// Finished samples kept in memory while the sink fails, counted in beats (a quantity point counts as one).
     /// Beyond it the oldest are dropped and counted.
     public var memoryBufferBeats: Int = 500_000
+    /// Quiet-loss detection (docs/INGEST.md, "Timeline model"): learn each sensor's notification cadence and
+    /// check every notification's RR chain against its send time. Off leaves only the loud rules.
+    public var quietLossDetection = true
+    /// Slack (seconds) allowed between a notification's first beat and the previous send time before beats
+    /// count as missing: covers the fitted send-time line's error and the sensor's beat-detection jitter.
+    public var sendTimeTolerance: Double = 0.03
 
     public init(maxBeats: Int = 1000, maxDuration: Double = 3600, idleTimeout: Double = 30, gapThreshold: Double = 3,
                 clockTolerance: Double = 2, rrMinMs: Double = 250, rrMaxMs: Double = 2500,
-                checkpointInterval: Double = 1, memoryBufferBeats: Int = 500_000) {
+                checkpointInterval: Double = 1, memoryBufferBeats: Int = 500_000,
+                quietLossDetection: Bool = true, sendTimeTolerance: Double = 0.03) {
         self.maxBeats = max(1, maxBeats)
         self.maxDuration = maxDuration
         self.idleTimeout = idleTimeout
@@ -34,5 +41,7 @@ public struct IngestSettings: Sendable, Hashable, Codable {
         self.rrMaxMs = rrMaxMs
         self.checkpointInterval = checkpointInterval
         self.memoryBufferBeats = max(0, memoryBufferBeats)
+        self.quietLossDetection = quietLossDetection
+        self.sendTimeTolerance = max(0, sendTimeTolerance)
     }
 }

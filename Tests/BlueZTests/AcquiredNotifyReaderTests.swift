@@ -158,4 +158,15 @@ import Glibc
         #expect(!long.shouldPause(wake: 1000 * ms, lastWake: 20 * ms, pendingCalls: 0))     // 980 ms: a sensor at 1/s
         #expect(!long.shouldPause(wake: 1000 * ms, lastWake: 490 * ms, pendingCalls: 0))    // 510 ms: two sensors
     }
+
+    /// The bus's batching (StartNotify values are stamped when read): sensor streams are read at once, so their
+    /// arrival times stay exact enough for the timeline model; only a bus above 50 wake-ups a second waits.
+    @Test func keepingArrivalTimesPausesOnlyAboveFiftyWakeUpsASecond() {
+        let b = ReadBatching(interval: .milliseconds(500)).keepingArrivalTimes
+        let ms: UInt64 = 1_000_000
+        #expect(b.pauseMilliseconds == 500)
+        #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 600 * ms, pendingCalls: 0))    // two sensors at 1/s
+        #expect(!b.shouldPause(wake: 1000 * ms, lastWake: 975 * ms, pendingCalls: 0))    // ten sensors at 4/s
+        #expect(b.shouldPause(wake: 1000 * ms, lastWake: 990 * ms, pendingCalls: 0))     // 100 a second
+    }
 }

@@ -75,8 +75,10 @@ final class StallingSink: SeriesSink {
         logger.logLevel = .error
         let control = try await DBusConnection.connect(address: bus.address, logger: logger)
         defer { control.close() }
-        let deadline = Date().addingTimeInterval(10)
-        while try await control.nameOwner("org.bluez") == nil, Date() < deadline {
+        // The fake (Python, dbus-python, GLib) takes seconds to start on a loaded 2-core machine.
+        let deadline = Date().addingTimeInterval(30)
+        while try await control.nameOwner("org.bluez") == nil {
+            guard Date() < deadline else { throw TestFailure("fake bluez did not start within 30 s") }
             try await Task.sleep(for: .milliseconds(20))
         }
         let dir = try TestDirectory("store-stall")

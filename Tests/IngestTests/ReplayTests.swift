@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import SourceEvents
+import StrapLab
 import Testing
 @testable import Ingest
 
@@ -70,7 +71,7 @@ import Testing
 @Suite struct ReplayRoundTripTests {
     @Test(arguments: [1 as UInt64, 2, 3, 42])
     func randomRRSurvivesReplayExactly(seed: UInt64) async throws {
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var rr: [UInt16] = []
         var lines = [#"{"t": 5000, "device": "AA:BB:CC:DD:EE:03", "event": "connected", "info": {"name": "R"}}"#]
         var ticks = 0

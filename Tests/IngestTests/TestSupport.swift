@@ -3,6 +3,7 @@ import HealthModel
 import HeartRate
 import IngestTestSupport
 import SourceEvents
+import StrapLab
 import Synchronization
 @testable import Ingest
 
@@ -52,18 +53,6 @@ extension InMemorySeriesSink.Contents {
         heartbeatSeries.flatMap { s in
             s.beats.map { (s.start.timeIntervalSince1970 - t0 + $0.offset, $0.precededByGap) }
         }
-    }
-}
-
-/// Deterministic random numbers (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -18,7 +18,8 @@ enum BlueZCaptureFactory {
         let batching = ReadBatching(interval: .milliseconds(Int((configuration.bluetooth.readBatchSeconds * 1000).rounded())))
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.system(logger: logger, batching: batching)
+            // StartNotify values are stamped when read: batch the bus only where no sensor's stamps suffer.
+            connection = try await DBusConnection.system(logger: logger, batching: batching.keepingArrivalTimes)
         } catch {
             throw DaemonError(.capture, "cannot connect to the D-Bus system bus (\(error)); is dbus running? " +
                               "Without Bluetooth, try --simulate")

@@ -1,0 +1,84 @@
+/// Where one notification's RR values must lie, on the beat chain's scale (monotonic seconds).
+struct SendBounds: Sendable, Equatable {
+    /// The previous slot's send time: the notification's first beat must come after it, or it would have been
+    /// sent then — unless beats are missing in between.
+    var previousSend: Double
+    /// What could have lost beats since the previous notification with RR; nil: nothing seen.
+    var suspect: GapReason?
+}
+
+/// The per-session model behind quiet-loss detection (pure; no I/O): the sensor's notification grid
+/// (`NotificationCadence`) and the offset K between that grid and the beat chain.
+///
+/// A notification carries the beats completed since the previous one, so its last beat is at most its send
+/// time and the next beat comes after it: on the chain's scale, `sendTime(slot) − chainEnd − K ∈ [0, nextRR)`,
+/// where K is the constant part (link latency, the sensor's detection delay, where the chain was anchored).
+/// K is the lowest `sendTime − chainEnd` of recent notifications since the chain was last anchored (the one
+/// whose beat fell just before it was sent), a sliding minimum so it follows clock drift. Every sample is an
+/// upper bound of K, so one suffices: learnt from above, K errs only on the side that hides a loss (the
+/// boundary comes early), never on the side that invents one; each further notification tightens it.
+struct TimelineModel: Sendable {
+    /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
+    static let sampleSpan = 16
+
+    private(set) var cadence = NotificationCadence()
+    /// (slot, chain end) of recent notifications with RR.
+    private var samples: [(slot: Int, chainEnd: Double)] = []
+    private var slot: Int?
+    private var suspect: GapReason?
+
+    mutating func reset() { self = TimelineModel() }
+
+    /// Every notification's arrival (effective monotonic seconds), decodable or not.
+    mutating func arrival(_ time: Double) {
+        guard let seen = cadence.observe(time) else {
+            // Unlocked: slot numbers start over when it locks again, so the samples mean nothing any more.
+            slot = nil
+            samples.removeAll()
+            suspect = nil
+            return
+        }
+        slot = seen.slot
+        if seen.missed > 0 { suspect = .lostNotification }
+    }
+
+    /// A notification without RR values while the chain runs (the sensor has been sending RR, contact is fine).
+    /// It is suspect when its heart rate says a beat fell inside it: an interval of `60/bpm` at most 90 % of
+    /// the period (the margin covers a heart rate averaged over several beats). Otherwise it may well be
+    /// legitimate (heart rate below ~66 at 1 Hz); if the chain later shows beats missing there anyway, the
+    /// flag still lands on the next beat, but no implied predecessor is emitted (it may be a beat already stored).
+    mutating func arrivedWithoutRR(bpm: Int) {
+        guard slot != nil, suspect == nil, bpm > 0, let period = cadence.period else { return }
+        if 60 / Double(bpm) <= 0.9 * period { suspect = .missingRR }
+    }
+
+    /// The grid-to-chain offset K, once enough notifications told it.
+    var offset: Double? {
+        // The lowest sendTime(slot) − chainEnd, without building an array (this runs for every notification).
+        var lowest: Double?
+        for s in samples {
+            guard let send = cadence.sendTime(slot: s.slot) else { return nil }
+            lowest = min(lowest ?? .infinity, send - s.chainEnd)
+        }
+        return lowest
+    }
+
+    /// The bounds of the current notification, if the grid is locked and K known.
+    var bounds: SendBounds? {
+        guard cadence.isMature, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        return SendBounds(previousSend: previous - k, suspect: suspect)
+    }
+
+    /// The current notification's RR values ended the chain at `chainEnd`.
+    mutating func chainEnded(at chainEnd: Double) {
+        suspect = nil
+        guard let slot else { return }
+        samples.append((slot, chainEnd))
+        samples.removeAll { $0.slot < slot - Self.sampleSpan }
+    }
+
+    /// The chain was (re-)anchored at an arrival: its offset to the grid is new, K must be learnt again.
+    mutating func forgetOffset() {
+        samples.removeAll()
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HealthModel
+import Ingest
+import IngestTestSupport
+import SourceEvents
+import Synchronization
+
+/// How the beats heartd stored for generated runs compare with the truth.
+///
+/// Each stored beat is matched to a true beat: a notification's beats are the tail of its implied predecessor
+/// followed by the beats of its delivered RR. A beat *needs* a gap flag when it is an implied predecessor (its
+/// interval is estimated, not delivered) or when the beat stored before it is not the true beat before it
+/// (beats are missing in between). Flags are then true positives, false positives (no beat missing: a false
+/// gap) or missed (a loss that carried a beat, unflagged).
+public struct TimelineTally: Sendable, Hashable {
+    public var runs = 0
+    /// RR values the strap delivered (plausible, with contact).
+    public var deliveredRR = 0
+    /// Delivered RR values whose beat was stored.
+    public var storedRR = 0
+    /// Stored beats.
+    public var beats = 0
+    /// Stored beats that are no true beat, or a true beat stored twice.
+    public var invented = 0
+    /// Unflagged intervals between consecutive true beats that differ from the delivered RR.
+    public var inexact = 0
+    /// Beats the live events reported that the store does not hold, or the other way round.
+    public var unsaved = 0
+    public var truePositives = 0
+    public var falsePositives = 0
+    public var missed = 0
+    public var gapsByRule: [String: Int] = [:]
+
+    public init() {}
+
+    public var precision: Double { ratio(truePositives, truePositives + falsePositives) }
+    public var recall: Double { ratio(truePositives, truePositives + missed) }
+
+    private func ratio(_ a: Int, _ b: Int) -> Double { b == 0 ? 1 : Double(a) / Double(b) }
+
+    public mutating func add(_ other: TimelineTally) {
+        runs += other.runs
+        deliveredRR += other.deliveredRR
+        storedRR += other.storedRR
+        beats += other.beats
+        invented += other.invented
+        inexact += other.inexact
+        unsaved += other.unsaved
+        truePositives += other.truePositives
+        falsePositives += other.falsePositives
+        missed += other.missed
+        gapsByRule.merge(other.gapsByRule, uniquingKeysWith: +)
+    }
+}
+
+public enum TimelineScore {
+    /// Feeds the recording through a real `IngestPipeline` (in-memory sink, each event followed by a tick at
+    /// its time, as replay does) and scores what it stored.
+    public static func score(_ recording: StrapRecording, settings: IngestSettings = IngestSettings()) async -> TimelineTally {
+        let live = Mutex<[LiveBeat]>([])
+        let sink = InMemorySeriesSink()
+        let pipeline = IngestPipeline(settings: settings, sink: sink, onLiveEvent: { event in
+            if case .beats(_, let beats) = event { live.withLock { $0 += beats } }
+        })
+        var tally = TimelineTally()
+        tally.runs = 1
+        var previous: (beat: Int, time: Double)?
+        for step in recording.steps {
+            pipeline.handleNow([step.event], tickWithEventTime: true)
+            let emitted = live.withLock { beats in defer { beats.removeAll() }; return beats }
+            let delivered = step.delivered
+            tally.deliveredRR += delivered.count
+            let candidates = delivered.isEmpty ? [] : Array(delivered.lowerBound - 1..<delivered.upperBound)
+            let extra = max(0, emitted.count - candidates.count)
+            tally.invented += extra
+            let matched = zip(candidates.suffix(emitted.count - extra), emitted.dropFirst(extra))
+            for (k, (beat, stored)) in matched.enumerated() {
+                let isImplied = k == 0 && emitted.count - extra == candidates.count
+                let time = stored.time.timeIntervalSince1970
+                tally.beats += 1
+                if !isImplied { tally.storedRR += 1 }
+                if let previous, beat <= previous.beat {
+                    tally.invented += 1
+                    if stored.precededByGap { tally.falsePositives += 1 }
+                    continue
+                }
+                let needsGap = isImplied || previous.map { $0.beat != beat - 1 } ?? true
+                switch (stored.precededByGap, needsGap) {
+                case (true, true): tally.truePositives += 1
+                case (true, false): tally.falsePositives += 1
+                case (false, true): tally.missed += 1
+                case (false, false):
+                    if let previous, abs((time - previous.time) * 1024 - Double(recording.rr[beat])) > 0.01 {
+                        tally.inexact += 1
+                    }
+                }
+                previous = (beat, time)
+            }
+            tally.beats += extra
+        }
+        let status = pipeline.statusNow().first
+        let end = recording.steps.last?.event.at.advanced(by: 1) ?? Timestamp(unixSeconds: StrapGenerator.epoch)
+        await pipeline.finishAll(reason: .shutdown, at: end)
+        let saved = sink.contents.saved.reduce(0) { n, sample in
+            if case .heartbeatSeries(let s) = sample { n + s.count } else { n }
+        }
+        tally.unsaved = abs(saved - tally.beats)
+        tally.gapsByRule = status?.counters.gapsByRule ?? [:]
+        return tally
+    }
+
+    /// Scores `seeds` runs of a fault class.
+    public static func score(_ fault: FaultClass, seeds: Range<UInt64>, notifications: Int = 300,
+                             settings: IngestSettings = IngestSettings()) async -> TimelineTally {
+        var total = TimelineTally()
+        for seed in seeds {
+            let scenario = StrapScenario(fault: fault, seed: seed, notifications: notifications)
+            total.add(await score(StrapGenerator.generate(scenario), settings: settings))
+        }
+        return total
+    }
+}

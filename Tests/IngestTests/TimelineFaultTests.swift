@@ -1,0 +1,63 @@
+import Ingest
+import StrapLab
+import Testing
+
+/// Issue 10's fault classes, generated from the real RR recording by `StrapLab` (12 seeds each: every jitter of
+/// 20, 100, 200 and 400 ms three times, drift within ±100 ppm, faults at seeded phases) and scored beat by beat.
+/// `heartbench timeline` prints the same table over many more seeds.
+@Suite struct TimelineFaultTests {
+    static let seeds: Range<UInt64> = 0..<12
+
+    @Test(arguments: FaultClass.allCases)
+    func everyDeliveredRRIsStoredExactlyAndNoBeatIsInvented(fault: FaultClass) async {
+        let tally = await TimelineScore.score(fault, seeds: Self.seeds)
+        #expect(tally.storedRR == tally.deliveredRR, "every delivered RR has its beat")
+        #expect(tally.invented == 0)
+        #expect(tally.inexact == 0, "unflagged intervals are the delivered RR to 1/1024 s")
+        #expect(tally.unsaved == 0, "the store holds what the live events reported")
+        if fault != .noRR { #expect(tally.deliveredRR > 3000) }
+    }
+
+    /// Precision and recall of the gap flags. 1.0 where a loss is decidable when the next beat arrives; where it
+    /// is not (a lost window with one beat, followed by a longer RR, lost late in its window: docs/INGEST.md,
+    /// "What cannot be seen"), the measured bound.
+    @Test(arguments: [
+        (FaultClass.clean, 1.0), (.burstLoss, 1.0), (.rrLess, 1.0), (.contactFlap, 1.0), (.highRate, 1.0),
+        (.loud, 1.0), (.noRR, 1.0), (.singleLoss, 0.98), (.drift, 0.98), (.slowHeart, 0.94),
+    ])
+    func gapFlagsAreWhereBeatsAreMissing(fault: FaultClass, bound: Double) async {
+        let tally = await TimelineScore.score(fault, seeds: Self.seeds)
+        #expect(tally.precision >= bound, "precision \(tally.precision): \(tally.falsePositives) false gaps")
+        #expect(tally.recall >= bound, "recall \(tally.recall): \(tally.missed) losses unflagged")
+        if fault == .noRR { #expect(tally.beats == 0 && tally.gapsByRule.isEmpty, "no RR: no beats, no gaps") }
+        if fault == .clean { #expect(tally.gapsByRule == ["connection": 12], "jitter alone flags nothing") }
+    }
+
+    /// Stamps late by up to 0.9 s (400 ms of jitter plus a 0.5 s read batch, which the bus no longer takes for
+    /// sensor streams): beyond the grid's bound, so the model stays out and adds no false gap to what the loud
+    /// rules alone do (their clock-drift rule re-anchors on such stamps: docs/INGEST.md).
+    @Test(arguments: [FaultClass.clean, .singleLoss])
+    func stampsLaterThanTheBoundAddNoFalseGaps(fault: FaultClass) async {
+        var model = TimelineTally(), loud = TimelineTally()
+        for seed in Self.seeds {
+            var scenario = StrapScenario(fault: fault, seed: seed)
+            scenario.maxJitter = 0.9
+            let recording = StrapGenerator.generate(scenario)
+            model.add(await TimelineScore.score(recording))
+            loud.add(await TimelineScore.score(recording, settings: IngestSettings(quietLossDetection: false)))
+        }
+        #expect(model.falsePositives <= loud.falsePositives)
+        #expect(model.storedRR == model.deliveredRR)
+        let modelRules: Set<GapReason> = [.lostNotification, .missingRR, .chainBehind]
+        #expect(model.gapsByRule.keys.allSatisfy { GapReason(rawValue: $0).map { !modelRules.contains($0) } ?? false })
+    }
+
+    /// What the loud rules alone did (before the timeline model): most quiet losses unflagged.
+    @Test(arguments: [FaultClass.singleLoss, .slowHeart, .highRate])
+    func theLoudRulesAloneMissQuietLosses(fault: FaultClass) async {
+        let before = await TimelineScore.score(fault, seeds: Self.seeds, settings: IngestSettings(quietLossDetection: false))
+        let now = await TimelineScore.score(fault, seeds: Self.seeds)
+        #expect(before.recall < 0.6)
+        #expect(now.recall > before.recall + 0.3)
+    }
+}
