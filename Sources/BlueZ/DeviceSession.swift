@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HealthModel
 import Logging
+import Timers
 
 /// One device's capture loop: connect → resolve → read info → subscribe → watch → (fault) → back off → again.
 ///
