@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C shim: libdbus-1 macros and varargs made importable.
@@ -57,22 +59,31 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Store → central PostgreSQL: anchored changes in batches, the delivered anchor in the same transaction.
+        .target(name: "Sync", dependencies: [
+            "HealthModel", "HeartStore", "Systemd", "Timers",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // The daemon's parts: configuration, services, replay, simulator, control handlers.
         .target(name: "HeartdKit", dependencies: [
-            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd", "Timers",
+            "BlueZ", "DBus", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Control", "Systemd", "Sync", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdKit",
+            "HeartdKit", "Sync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartctl", dependencies: [
-            "HeartdKit", "Control", "HeartRate", "HealthModel", "HeartStore",
+            "HeartdKit", "Control", "HeartRate", "HealthModel", "HeartStore", "Sync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Sync", "TestBus",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -87,6 +98,10 @@ let package = Package(
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "HeartRate", "HealthModel", "HeartStore"]),
         .testTarget(name: "ControlTests", dependencies: ["Control"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SyncTests", dependencies: [
+            "Sync", "HeartStore", "HealthModel", "TestBus",
+            .product(name: "Logging", package: "swift-log"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),

@@ -65,6 +65,11 @@ sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
     -e "s|/etc/heartd/heartd.toml|$CONFDIR/heartd.toml|" \
     -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd.service > "$unit_tmp"
 install_file 0644 "$unit_tmp" "$UNITDIR/heartd.service"
+# heartd-sync.service (central PostgreSQL, docs/CENTRAL.md): installed, never enabled here; it needs [sync].
+sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
+    -e "s|/etc/heartd/|$CONFDIR/|g" \
+    -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd-sync.service > "$unit_tmp"
+install_file 0644 "$unit_tmp" "$UNITDIR/heartd-sync.service"
 install_file 0644 systemd/heartd.sysusers "$SYSUSERSDIR/heartd.conf"
 install_file 0644 systemd/heartd.tmpfiles "$TMPFILESDIR/heartd.conf"
 if [ "$UDEV_RULE" -eq 1 ]; then install_file 0644 udev/90-heartd.rules "$UDEVDIR/90-heartd.rules"; fi
@@ -76,6 +81,7 @@ else
 fi
 install_file 0644 systemd/heartd.toml.example "$DOCDIR/heartd.toml.example"
 install_file 0644 docs/CONFIGURATION.md "$DOCDIR/CONFIGURATION.md"
+install_file 0644 docs/CENTRAL.md "$DOCDIR/CENTRAL.md"
 install_file 0644 udev/README.md "$DOCDIR/udev.md"
 
 # Activate on a live system only (not when staging into DESTDIR).

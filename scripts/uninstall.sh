@@ -32,15 +32,16 @@ live=0
 if [ -z "$DESTDIR" ] && { [ -d /run/systemd/system ] || [ "$DRY_RUN" -eq 1 ]; }; then live=1; fi
 
 if [ "$live" -eq 1 ]; then
-  run systemctl disable --now heartd.service || true
+  run systemctl disable --now heartd-sync.service heartd.service || true
 fi
 
 for file in \
   "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" \
-  "$SYSCONFDIR/systemd/system/heartd.service" \
+  "$SYSCONFDIR/systemd/system/heartd.service" "$SYSCONFDIR/systemd/system/heartd-sync.service" \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
   "$SYSCONFDIR/udev/rules.d/90-heartd.rules" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
+  "$PREFIX/share/doc/heartd/CENTRAL.md" \
   "$PREFIX/share/doc/heartd/udev.md"; do
   if [ -e "$DESTDIR$file" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -f "$DESTDIR$file"; fi
 done

@@ -6,10 +6,18 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon's state: sensors, heart rate, store.")
     @OptionGroup var global: GlobalOptions
 
+    @Option(name: .long, help: "heartd sync's state file (default: $HEARTD_SYNC_STATE or /var/lib/heartd-sync/state.json).")
+    var syncState: String?
+
     func run() async throws {
         try await runReporting {
-            let s = try await global.transport().call("status", [:])
-            if global.json { return printJSON(s) }
+            var s = try await global.transport().call("status", [:])
+            let sync = SyncStatus.read(SyncStatus.path(syncState))
+            if global.json {
+                if case .object(var fields) = s, let sync { fields["sync"] = SyncStatus.json(sync); s = .object(fields) }
+                return printJSON(s)
+            }
+            defer { if let sync { print(SyncStatus.text(sync)) } }
             print("heartd \(s["version"]?.cell ?? "?") (pid \(s["pid"]?.cell ?? "?"), \(s["mode"]?.cell ?? "?")), up \(s["uptime_s"]?.cell ?? "?") s")
             print("store: \(s["store"]?["path"]?.cell ?? "-") (\(s["store"]?["size_bytes"]?.cell ?? "?") bytes)")
             if let error = s["store"]?["sink"]?["lastError"], !error.isNull {
