@@ -100,8 +100,9 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SyncTests", dependencies: [
             "Sync", "HeartStore", "HealthModel", "TestBus",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
-        ], resources: [.copy("Fixtures")]),
+        ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "HeartdKit", "HeartStore", "HealthModel", "Ingest", "DBus", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),

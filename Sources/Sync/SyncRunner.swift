@@ -31,6 +31,8 @@ public struct SyncRunner: Sendable {
         var state = SyncState(gateway: identity.name, central: connector.url.description)
         var backoff = Backoff(initial: 0.5, maximum: settings.retryMaxSeconds, factor: 2, jitter: 0.2)
         var writer: CentralWriter?
+        // Opened once, read-only: a WAL reader never blocks the capture daemon's writes.
+        var opened: HeartDatabase?
         defer { withExtendedLifetime(lock) {} }
         while !Task.isCancelled {
             do {
@@ -42,7 +44,11 @@ public struct SyncRunner: Sendable {
                         "MESSAGE_ID": "\(MessageID.syncConnected.hex)", "central": "\(connector.url)",
                         "gateway": "\(identity.name)", "schema": "\(CentralSchema.version)"])
                 }
-                let store = try openStore()
+                let store: HeartDatabase
+                if let opened { store = opened } else {
+                    store = try openStore()
+                    opened = store
+                }
                 try await deliverAll(store: store, writer: session, state: &state)
                 backoff.reset()
                 if once { await session.close(); return }

@@ -34,7 +34,7 @@ struct SyncFixture {
     func runner(settings override: SyncSettings? = nil) throws -> SyncRunner {
         let s = override ?? settings
         var logger = Logger(label: "sync-test")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["HEARTD_SYNC_TEST_LOG"] != nil ? .trace : .critical
         return SyncRunner(settings: s, storePath: store.path, identity: GatewayIdentity(name: s.gateway, version: "test"),
                           connector: try CentralConnector(settings: s, environment: [:]), logger: logger)
     }
