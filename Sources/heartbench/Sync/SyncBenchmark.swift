@@ -118,7 +118,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         table.note("Index timings: `SELECT count(*) FROM beats WHERE device = … AND time >= … AND time < …` (1 h), server execution time (EXPLAIN ANALYZE), median of 5, "
                    + "with only the BRIN index, then only a btree on (time).")
         let report = BenchmarkReport.render(title: "heartbench sync", table: table, machine: MachineInfo.current(),
-                                            sqliteVersion: (try? server.admin("SHOW server_version")) ?? "?",
+                                            sqliteVersion: "n/a — PostgreSQL " + ((try? server.admin("SHOW server_version")) ?? "?"),
                                             command: BenchmarkReport.commandLine)
         try BenchmarkReport.emit(report, to: output)
     }
