@@ -21,7 +21,7 @@ public struct SyncSettings: Sendable, Equatable {
     /// This gateway's name in the central database; empty: the host name.
     public var gateway = ""
     /// Pause between two delivery rounds once caught up.
-    public var intervalSeconds: Double = 5
+    public var intervalSeconds: Double = 2
     /// Changes (samples + deletions) per transaction.
     public var batchSize = 200
     /// Longest a connect or one batch may take before the connection is dropped and retried.
