@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C shim: libdbus-1 macros and varargs made importable.
@@ -68,9 +71,17 @@ let package = Package(
             "Posix",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Store → central PostgreSQL: anchored changes in batches, the delivered anchor in the same transaction.
+        .target(name: "Sync", dependencies: [
+            "HealthModel", "HeartStore", "Systemd", "Timers",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
         .target(name: "HeartdConfig", dependencies: [
-            "SourceEvents", "Systemd",
+            "SourceEvents", "Sync", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
@@ -83,17 +94,19 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartQueries", "Systemd",
+            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The CLI links no BlueZ, D-Bus or libdbus (checked by PackageGraphTests and scripts/test.sh).
         .executableTarget(name: "heartctl", dependencies: [
-            "Control", "HealthModel", "HeartQueries", "HeartRate", "HeartStore",
+            "Control", "HealthModel", "HeartQueries", "HeartRate", "HeartStore", "Sync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents", "StrapLab",
+            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents", "StrapLab", "Sync", "TestBus",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -118,10 +131,15 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Systemd",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Sync", "Systemd",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "SyncTests", dependencies: [
+            "Sync", "HeartStore", "HealthModel", "TestBus",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
             "IngestTestSupport", "Posix", "SourceEvents", "Systemd", "TestBus",

@@ -67,6 +67,11 @@ sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
     -e "s|/etc/heartd/heartd.toml|$CONFDIR/heartd.toml|" \
     -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd.service > "$unit_tmp"
 install_file 0644 "$unit_tmp" "$UNITDIR/heartd.service"
+# heartd-sync.service (central PostgreSQL, docs/CENTRAL.md): installed, never enabled here; it needs [sync].
+sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
+    -e "s|/etc/heartd/|$CONFDIR/|g" \
+    -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd-sync.service > "$unit_tmp"
+install_file 0644 "$unit_tmp" "$UNITDIR/heartd-sync.service"
 install_file 0644 systemd/heartd.sysusers "$SYSUSERSDIR/heartd.conf"
 install_file 0644 systemd/heartd.tmpfiles "$TMPFILESDIR/heartd.conf"
 install_file 0644 systemd/heartd.catalog "$CATALOGDIR/heartd.catalog"
@@ -79,6 +84,7 @@ else
 fi
 install_file 0644 systemd/heartd.toml.example "$DOCDIR/heartd.toml.example"
 install_file 0644 docs/CONFIGURATION.md "$DOCDIR/CONFIGURATION.md"
+install_file 0644 docs/CENTRAL.md "$DOCDIR/CENTRAL.md"
 install_file 0644 udev/README.md "$DOCDIR/udev.md"
 install_file 0644 docs/CONTROL.md "$DOCDIR/CONTROL.md"
 

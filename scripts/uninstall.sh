@@ -32,16 +32,16 @@ live=0
 if [ -z "$DESTDIR" ] && { [ -d /run/systemd/system ] || [ "$DRY_RUN" -eq 1 ]; }; then live=1; fi
 
 if [ "$live" -eq 1 ]; then
-  run systemctl disable --now heartd.service || true
+  run systemctl disable --now heartd-sync.service heartd.service || true
 fi
 
 for file in \
   "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" \
-  "$SYSCONFDIR/systemd/system/heartd.service" \
+  "$SYSCONFDIR/systemd/system/heartd.service" "$SYSCONFDIR/systemd/system/heartd-sync.service" \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
   "$SYSCONFDIR/udev/rules.d/90-heartd.rules" "$PREFIX/lib/systemd/catalog/heartd.catalog" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
-  "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" \
+  "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" "$PREFIX/share/doc/heartd/CENTRAL.md" \
   "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" \
   "$PREFIX/share/bash-completion/completions/heartctl" "$PREFIX/share/bash-completion/completions/heartd" \
   "$PREFIX/share/zsh/site-functions/_heartctl" "$PREFIX/share/zsh/site-functions/_heartd" \

@@ -7,6 +7,7 @@ import HealthModel
 import HeartRate
 import Logging
 import SourceEvents
+import Timers
 
 /// One device's capture loop: connect → resolve → read info → subscribe → watch → (fault) → back off → again.
 ///

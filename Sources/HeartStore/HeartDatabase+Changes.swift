@@ -19,32 +19,41 @@ extension HeartDatabase {
     /// to pass next time. Pass 0 the first time. When fewer than `limit` changes are returned, the new anchor
     /// is the current one, so a client that is caught up stays caught up.
     public func changes(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> SampleChanges {
-        let limit = max(limit, 1)
-        return try read { db in
-            let added = try SampleRecord.fetchAll(
-                db, sql: "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE anchor > ? ORDER BY anchor LIMIT ?",
-                arguments: [anchor, limit])
-            let deleted = try TombstoneRecord.fetchAll(
-                db, sql: "SELECT * FROM tombstones WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit])
-            // Merge both by anchor and keep the first `limit` changes.
-            var takenAdded: [SampleRecord] = []
-            var takenDeleted: [UUID] = []
-            var a = 0, d = 0
-            var last = anchor
-            while takenAdded.count + takenDeleted.count < limit && (a < added.count || d < deleted.count) {
-                if d >= deleted.count || (a < added.count && added[a].anchor < deleted[d].anchor) {
-                    takenAdded.append(added[a])
-                    last = added[a].anchor
-                    a += 1
-                } else {
-                    takenDeleted.append(deleted[d].uuid)
-                    last = deleted[d].anchor
-                    d += 1
-                }
-            }
-            let complete = a == added.count && d == deleted.count && added.count < limit && deleted.count < limit
-            let newAnchor = complete ? max(anchor, try AnchorSequence.current(db)) : last
-            return SampleChanges(added: try Self.summaries(takenAdded, in: db), deleted: takenDeleted, anchor: newAnchor)
+        try read { db in
+            let page = try ChangePage(since: anchor, limit: limit, columns: SampleRecord.summaryColumns, in: db)
+            return SampleChanges(added: try Self.summaries(page.added, in: db), deleted: page.deleted.map(\.uuid),
+                                 anchor: page.anchor)
         }
+    }
+}
+
+/// One page of an anchored change query: sample rows and tombstones after an anchor, merged by anchor and cut
+/// at `limit` changes in all. Shared by `changes(since:)` (summaries) and `replicaChanges(since:)` (full rows).
+struct ChangePage {
+    var added: [SampleRecord] = []
+    var deleted: [TombstoneRecord] = []
+    var anchor: Int64
+
+    init(since anchor: Int64, limit: Int, columns: String, in db: Database) throws {
+        let limit = max(limit, 1)
+        let added = try SampleRecord.fetchAll(
+            db, sql: "SELECT \(columns) FROM samples WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit])
+        let deleted = try TombstoneRecord.fetchAll(
+            db, sql: "SELECT * FROM tombstones WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit])
+        var a = 0, d = 0
+        var last = anchor
+        while self.added.count + self.deleted.count < limit && (a < added.count || d < deleted.count) {
+            if d >= deleted.count || (a < added.count && added[a].anchor < deleted[d].anchor) {
+                self.added.append(added[a])
+                last = added[a].anchor
+                a += 1
+            } else {
+                self.deleted.append(deleted[d])
+                last = deleted[d].anchor
+                d += 1
+            }
+        }
+        let complete = a == added.count && d == deleted.count && added.count < limit && deleted.count < limit
+        self.anchor = complete ? max(anchor, try AnchorSequence.current(db)) : last
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import SourceEvents
+import Sync
 import Systemd
 
 /// Every heartd setting with its default. Loaded from heartd.toml (see docs/CONFIGURATION.md),
@@ -72,6 +73,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
     public var series = Series()
     public var control = Control()
     public var log = Log()
+    /// `[sync]`: delivery to a central PostgreSQL by `heartd sync` (ConfigurationSchema+Sync.swift).
+    public var sync = SyncSettings()
 
     /// The defaults.
     public init() {}

@@ -11,5 +11,5 @@ struct HeartBench: AsyncParsableCommand {
         commandName: "heartbench",
         abstract: "Measures heartd against its performance targets.",
         discussion: "Build with `swift build -c release --product heartbench`; debug builds are not representative.",
-        subcommands: [DataBenchmark.self, ControlCommand.self, TimelineCommand.self])
+        subcommands: [DataBenchmark.self, ControlCommand.self, TimelineCommand.self, SyncBenchmark.self])
 }

@@ -7,10 +7,19 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon's state: sensors, heart rate, store.")
     @OptionGroup var global: GlobalOptions
 
+    @Option(name: .long, help: "heartd sync's state file (default: $HEARTD_SYNC_STATE or /var/lib/heartd-sync/state.json).")
+    var syncState: String?
+
     func run() async throws {
         try await runReporting {
-            let result = try await global.transport().call("status", [:])
-            if global.json { return printJSON(result) }
+            var result = try await global.transport().call("status", [:])
+            // The sync process is another service: its state comes from its state file, not from the daemon.
+            let sync = SyncStatus.read(SyncStatus.path(syncState))
+            if global.json {
+                if case .object(var fields) = result, let sync { fields["sync"] = SyncStatus.json(sync); result = .object(fields) }
+                return printJSON(result)
+            }
+            defer { if let sync { print(SyncStatus.text(sync)) } }
             let s: DaemonStatus
             do {
                 s = try JSONBridge.decode(DaemonStatus.self, from: result)

@@ -3,6 +3,7 @@ import Control
 import Foundation
 import HeartQueries
 import HeartStore
+import Sync
 
 /// `--socket` / `--db`: where heartctl gets its answers.
 struct GlobalOptions: ParsableArguments {
@@ -14,10 +15,26 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Read a store file directly, read-only, without the daemon.")
     var db: String?
 
+    @Option(name: .long, help: "Read the central PostgreSQL instead: postgres://user@host[:port]/database (docs/CENTRAL.md).")
+    var central: String?
+
+    @Option(name: .long, help: "With --central: only this gateway's samples.")
+    var gateway: String?
+
+    @Option(name: .long, help: "With --central: disable, require or verify-full (default verify-full).")
+    var centralTls: String?
+
+    @Option(name: .long, help: "With --central: CA certificate (PEM) for verify-full.")
+    var caFile: String?
+
+    @Option(name: .long, help: "With --central: file holding the password (default: $HEARTD_CENTRAL_PASSWORD_FILE).")
+    var passwordFile: String?
+
     @Flag(name: .long, help: "JSON output for scripts.")
     var json = false
 
     func transport() throws -> any Transport {
+        if let central { return try centralTransport(central) }
         if let db {
             guard FileManager.default.fileExists(atPath: db) else { throw CLIError(.failed, "no store at \(db)") }
             do {
@@ -33,6 +50,26 @@ struct GlobalOptions: ParsableArguments {
             throw CLIError(.denied, "permission denied: heartd at \(path): \(error.detail)")
         } catch {
             throw CLIError(.unreachable, "cannot reach heartd at \(path): \(error) (is it running? try --db PATH to read a store file)")
+        }
+    }
+}
+
+extension GlobalOptions {
+    func centralTransport(_ url: String) throws -> CentralTransport {
+        var settings = SyncSettings()
+        settings.url = url
+        settings.caFile = caFile ?? ""
+        settings.passwordFile = passwordFile ?? ProcessInfo.processInfo.environment["HEARTD_CENTRAL_PASSWORD_FILE"] ?? ""
+        if let centralTls {
+            guard let mode = SyncSettings.TLSMode(rawValue: centralTls) else {
+                throw CLIError(.failed, "--central-tls must be disable, require or verify-full")
+            }
+            settings.tls = mode
+        }
+        do {
+            return CentralTransport(connector: try CentralConnector(settings: settings, environment: [:]), gateway: gateway)
+        } catch {
+            throw CLIError(.failed, "--central: \(error)")
         }
     }
 }

@@ -7,7 +7,8 @@ struct Heartctl: AsyncParsableCommand {
         commandName: "heartctl",
         abstract: "Query and control heartd.",
         discussion: """
-        Talks to the daemon's control socket, or reads a store file directly with --db.
+        Talks to the daemon's control socket, reads a store file directly with --db, or every gateway's samples
+        in the central PostgreSQL with --central (docs/CENTRAL.md).
         Exit status: 0 ok, 1 failed (or an invalid payload for decode), 2 usage error, 3 daemon unreachable,
         4 not found, 5 permission denied, 6 needs the daemon.
         """,
@@ -39,14 +40,17 @@ enum HeartctlMain {
 
     /// Lets the global options come before the subcommand (`heartctl --db x.sqlite series`) by moving them
     /// behind it, where ArgumentParser looks for them.
+    /// The global options that take a value.
+    static let globalOptions = ["--socket", "--db", "--central", "--gateway", "--central-tls", "--ca-file", "--password-file"]
+
     static func moveGlobalOptions(_ args: [String]) -> [String] {
         var leading: [String] = [], i = 0
         while i < args.count {
             let a = args[i]
-            if a == "--socket" || a == "--db", i + 1 < args.count {
+            if Self.globalOptions.contains(a), i + 1 < args.count {
                 leading += [a, args[i + 1]]
                 i += 2
-            } else if a.hasPrefix("--socket=") || a.hasPrefix("--db=") || a == "--json" {
+            } else if Self.globalOptions.contains(where: { a.hasPrefix($0 + "=") }) || a == "--json" {
                 leading.append(a)
                 i += 1
             } else {

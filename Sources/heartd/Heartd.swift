@@ -12,7 +12,7 @@ struct Heartd: AsyncParsableCommand {
         commandName: "heartd",
         abstract: "Always-on heart-rate capture from BLE sensors through BlueZ.",
         version: HeartdVersion.string,
-        subcommands: [Run.self, CheckConfig.self, ReplayCommand.self],
+        subcommands: [Run.self, CheckConfig.self, ReplayCommand.self, SyncCommand.self],
         defaultSubcommand: Run.self)
 }
 

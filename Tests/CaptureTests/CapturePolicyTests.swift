@@ -2,17 +2,8 @@
 import HeartRate
 import Testing
 
-/// Capture policy without I/O: which devices are wanted, how reconnects back off.
+/// Capture policy without I/O: which devices are wanted (the reconnect backoff is `Timers.Backoff`, in TimersTests).
 @Suite struct CapturePolicyTests {
-    @Test func backoffDoublesCapsAndJitters() {
-        var b = Backoff(initial: 1, maximum: 60, factor: 2, jitter: 0.2)
-        let mid = (0..<8).map { _ in b.next(random: 0.5) }
-        #expect(mid == [1, 2, 4, 8, 16, 32, 60, 60])
-        b.reset()
-        #expect(abs(b.next(random: 0) - 0.8) < 1e-9)
-        #expect(abs(b.next(random: 0.999999) - 2.4) < 1e-4)
-    }
-
     @Test func policyWants() {
         let p = CapturePolicy(adapters: ["hci0"], allowList: ["aa:bb:cc:dd:ee:ff"])
         #expect(p.wants(address: "AA:BB:CC:DD:EE:FF", uuids: []))

@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 import Testing
 import Glibc
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 import Testing
 
 /// While capturing, heartctl does not pretend nothing was recorded: `series` lists the open series marked open,

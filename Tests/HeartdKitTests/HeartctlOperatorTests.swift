@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HeartStore
+import TestBus
 import Testing
 
 /// heartctl as an operator meets it: the documented exit statuses, and `--json` streams that reach a pipe line by

@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 import Testing
 
 /// scripts/install.sh installs man pages (heartctl.1, heartd.8) and bash/zsh/fish completions generated from the

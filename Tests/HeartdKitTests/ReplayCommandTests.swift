@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HeartStore
+import TestBus
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-/// Test support shared by DBusTests and BlueZTests: a private dbus-daemon and Python fixture processes.
+/// Test support shared by the test targets: a private dbus-daemon, Python fixture processes, the built executables.
 import Foundation
 
 /// A private dbus-daemon in a fresh temp folder, killed on `stop()` (or deinit).

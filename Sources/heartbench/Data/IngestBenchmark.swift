@@ -3,6 +3,7 @@ import HealthModel
 import HeartStore
 import HeartdKit
 import Ingest
+import SourceEvents
 import Logging
 
 /// Replay events → `IngestPipeline` → `StoreSink` → `HeartDatabase` on a real SQLite file, timed end to end
@@ -25,7 +26,7 @@ struct IngestBenchmark {
 
     /// Ingests `days` days (`secondsPerDay` each) of `recording` into `database`, finishing everything at the
     /// end. Each day is generated before its replay; only the replays and the final finish are timed.
-    func run(into database: HeartDatabase, recording: inout SyntheticRecording, days: Int,
+    func run(into database: HeartDatabase, recording: inout some DayRecording, days: Int,
              secondsPerDay: Int = SyntheticRecording.secondsPerDay) async throws -> Result {
         let silent = Logger(label: "heartbench", factory: { _ in SwiftLogNoOpLogHandler() })
         let checkpoints = journal ? try CheckpointWriter(database: database) : nil
@@ -53,6 +54,15 @@ struct IngestBenchmark {
             malformed: status.reduce(0) { $0 + $1.counters.malformed })
     }
 }
+
+/// A recording generated a day at a time: `SyntheticRecording` (random-walk RR) or `RealRRDay` (a real RR
+/// recording in a loop).
+protocol DayRecording {
+    /// The events of the next day (`seconds` seconds of it: less for a shortened run).
+    mutating func nextDay(seconds: Int) -> [SourceEvent]
+}
+
+extension SyntheticRecording: DayRecording {}
 
 /// A benchmark that could not produce its figure (the data did not come out as generated).
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 import Glibc
 
 /// A unique, world-traversable temporary directory (removed by `remove()`); socket paths stay short.

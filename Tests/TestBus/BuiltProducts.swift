@@ -1,22 +1,22 @@
 import Foundation
-import Testing
 
+/// Shared by HeartdKitTests and SyncTests.
 /// Finds the executables SwiftPM built next to the test bundle (`.build/<triple>/<config>/heartd`).
 ///
 /// `swift test` builds every product before running the tests, so `heartd` and `heartctl` sit in the same
 /// directory as the `*.xctest` bundle. `HEARTD_BIN_DIR` overrides the search.
-enum BuiltProducts {
-    struct NotFound: Error, CustomStringConvertible {
+public enum BuiltProducts {
+    public struct NotFound: Error, CustomStringConvertible {
         let name: String
         let searched: [String]
-        var description: String {
+        public var description: String {
             "cannot find the built executable '\(name)' (searched: \(searched.joined(separator: ", "))); " +
                 "run `swift build` first or set HEARTD_BIN_DIR to the directory holding it"
         }
     }
 
     /// The absolute path of the executable `name`, or a `NotFound` error naming the directories searched.
-    static func path(_ name: String) throws -> String {
+    public static func path(_ name: String) throws -> String {
         var searched: [String] = []
         for dir in candidateDirectories() {
             let candidate = dir.appendingPathComponent(name).path
@@ -27,7 +27,7 @@ enum BuiltProducts {
     }
 
     /// The directory chain above the running test binary, nearest first, plus the override.
-    static func candidateDirectories() -> [URL] {
+    public static func candidateDirectories() -> [URL] {
         var dirs: [URL] = []
         if let override = ProcessInfo.processInfo.environment["HEARTD_BIN_DIR"] {
             dirs.append(URL(fileURLWithPath: override))

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import HealthModel
+
+/// A stored sample as a replica needs it: the full sample, its compact contents exactly as stored (so a
+/// replica can keep them without re-encoding) and its change anchor.
+public struct StoredSample: Sendable {
+    public var sample: Sample
+    /// The `HeartbeatSeriesCoding` / `QuantitySeriesCoding` blob.
+    public var contents: [UInt8]
+    public var anchor: Int64
+}
+
+/// A deletion as a replica needs it.
+public struct StoredDeletion: Sendable, Hashable {
+    public var uuid: UUID
+    public var typeIdentifier: String
+    public var deletedAt: Date
+    public var anchor: Int64
+}
+
+/// One page of changes for a replica (e.g. `heartd sync`): full samples added and deletions after an anchor,
+/// in anchor order, and the anchor to pass next time (same rules as `changes(since:limit:)`).
+public struct ReplicaChanges: Sendable {
+    public var added: [StoredSample]
+    public var deleted: [StoredDeletion]
+    public var anchor: Int64
+
+    public var isEmpty: Bool { added.isEmpty && deleted.isEmpty }
+}
+
+extension HeartDatabase {
+    /// Full samples (with contents) and deletions after `anchor`, at most `limit` changes; see `changes(since:)`.
+    public func replicaChanges(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> ReplicaChanges {
+        let (page, infos): (ChangePage, [Int64: DeviceInfo]) = try read { db in
+            let page = try ChangePage(since: anchor, limit: limit, columns: "*", in: db)
+            return (page, try Self.deviceInfos(ids: page.added.compactMap(\.deviceId), in: db))
+        }
+        var added: [StoredSample] = []
+        added.reserveCapacity(page.added.count)
+        for record in page.added {
+            let sample = try record.sample(device: try Self.device(of: record, infos: infos))
+            added.append(StoredSample(sample: sample, contents: record.contents, anchor: record.anchor))
+        }
+        let deleted = page.deleted.map {
+            StoredDeletion(uuid: $0.uuid, typeIdentifier: $0.type, deletedAt: $0.deletedAt, anchor: $0.anchor)
+        }
+        return ReplicaChanges(added: added, deleted: deleted, anchor: page.anchor)
+    }
+
+    /// When the oldest change after `anchor` happened: the earliest end of a sample saved after it or the
+    /// earliest deletion after it; nil when there is none. A replica's lag is now minus this date.
+    public func oldestChange(after anchor: Int64) throws(StoreError) -> Date? {
+        try read { db in
+            let sample = try Double.fetchOne(db, sql: "SELECT MIN(endDate) FROM samples WHERE anchor > ?", arguments: [anchor])
+            let deletion = try Double.fetchOne(
+                db, sql: "SELECT MIN(deletedAt) FROM tombstones WHERE anchor > ?", arguments: [anchor])
+            return [sample, deletion].compactMap { $0 }.min().map(StoreCoding.date)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Writes one `CentralBatch` inside an open transaction: devices, deletions, the sync-version rule, samples,
+/// their expanded rows, and last the gateway's delivered anchor.
+struct CentralBatchWriter {
+    let connection: PostgresConnection
+    let gateway: Int32
+    let logger: Logger
+
+    func write(_ batch: CentralBatch) async throws -> DeliveryReport {
+        var report = DeliveryReport()
+        // Lock the gateway row and check nobody moved the anchor since this page was read.
+        var delivered: Int64 = -1
+        for try await anchor in try await connection.query(
+            "SELECT delivered_anchor FROM gateways WHERE id = \(gateway) FOR UPDATE", logger: logger).decode(Int64.self) {
+            delivered = anchor
+        }
+        guard delivered == batch.fromAnchor else {
+            throw SyncError(.server, "the delivered anchor is \(delivered), not \(batch.fromAnchor) as read: retrying from it")
+        }
+        let deviceIds = try await upsertDevices(batch)
+        if !batch.deleted.isEmpty {
+            try await query("""
+                INSERT INTO tombstones (uuid, gateway, type, deleted_at)
+                SELECT u, \(gateway), t, d FROM unnest(\(batch.deleted.map(\.uuid)), \(batch.deleted.map(\.typeIdentifier)),
+                                                    \(batch.deleted.map(\.deletedAt))) AS x(u, t, d)
+                ON CONFLICT (uuid) DO NOTHING
+                """)
+            report.removed += try await removeSamples(batch.deleted.map(\.uuid))
+        }
+        let stale = try await applyVersionRule(batch, report: &report)
+        let columns = batch.sampleColumns(deviceIds: deviceIds, excluding: stale)
+        var inserted = Set<UUID>()
+        if !columns.uuid.isEmpty {
+            let rows = try await query("""
+                INSERT INTO samples (uuid, gateway, device, type, start_time, end_time, count, average, minimum, maximum,
+                                     most_recent, sum, metadata, device_info, sync_identifier, sync_version, anchor, contents)
+                SELECT u, \(gateway), NULLIF(dv, 0), ty, st, en, n, NULLIF(av, 'NaN'), NULLIF(mi, 'NaN'), NULLIF(ma, 'NaN'),
+                       NULLIF(mr, 'NaN'), NULLIF(su, 'NaN'), NULLIF(me, '')::jsonb, NULLIF(di, '')::jsonb, NULLIF(si, ''),
+                       NULLIF(sv, \(Int64.min)), an, co
+                FROM unnest(\(columns.uuid), \(columns.device), \(columns.type), \(columns.start), \(columns.end),
+                            \(columns.count), \(columns.average), \(columns.minimum), \(columns.maximum), \(columns.mostRecent),
+                            \(columns.sum), \(columns.metadata), \(columns.deviceInfo), \(columns.syncIdentifier),
+                            \(columns.syncVersion), \(columns.anchor), \(columns.contents.map { ByteBuffer(bytes: $0) }))
+                     AS x(u, dv, ty, st, en, n, av, mi, ma, mr, su, me, di, si, sv, an, co)
+                ON CONFLICT (uuid) DO NOTHING
+                RETURNING uuid
+                """)
+            for try await uuid in rows.decode(UUID.self) { inserted.insert(uuid) }
+            report.inserted = inserted.count
+            report.alreadyPresent = columns.uuid.count - inserted.count
+        }
+        // Expanded rows only for samples inserted now: a sample already present has its rows already.
+        let expanded = batch.expandedColumns(deviceIds: deviceIds, only: inserted)
+        for (table, rows) in [("beats", expanded.beats), ("heart_rate", expanded.heartRate)] where !rows.isEmpty {
+            let insert = table == "beats"
+                ? "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(d, 0), NULLIF(v, 'NaN'), g, s"
+                : "INSERT INTO heart_rate (time, device, bpm, sample) SELECT t, NULLIF(d, 0), v, s"
+            var binds = PostgresBindings(capacity: 5)
+            binds.append(rows.time)
+            binds.append(rows.device)
+            binds.append(rows.value)
+            binds.append(rows.gap)
+            binds.append(rows.sample)
+            try await connection.query(PostgresQuery(unsafeSQL: insert + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)",
+                                                     binds: binds), logger: logger)
+        }
+        report.beats = expanded.beats.time.count
+        report.heartRatePoints = expanded.heartRate.time.count
+        try await query("UPDATE gateways SET delivered_anchor = \(batch.toAnchor), last_seen = now() WHERE id = \(gateway)")
+        report.anchor = batch.toAnchor
+        return report
+    }
+
+    @discardableResult
+    private func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try await connection.query(query, logger: logger)
+    }
+
+    /// One upsert per distinct sensor of the batch (a handful), returning the central device ids.
+    private func upsertDevices(_ batch: CentralBatch) async throws -> [CentralBatch.DeviceKey: Int32] {
+        var ids: [CentralBatch.DeviceKey: Int32] = [:]
+        for (key, row) in batch.devices {
+            let info = row.info
+            let metadata = info.metadata.isEmpty ? nil : CentralBatch.json(info.metadata)
+            let rows = try await query("""
+                INSERT INTO devices (address, serial, name, manufacturer, model, hardware_version, firmware_version,
+                                     software_version, metadata, last_gateway, first_seen, last_seen)
+                VALUES (\(key.address), \(key.serial), \(info.name), \(info.manufacturer), \(info.model), \(info.hardwareVersion),
+                        \(info.firmwareVersion), \(info.softwareVersion), \(metadata)::jsonb, \(gateway), \(row.firstSeen), \(row.lastSeen))
+                ON CONFLICT (address, serial) DO UPDATE SET
+                    name = COALESCE(EXCLUDED.name, devices.name), manufacturer = COALESCE(EXCLUDED.manufacturer, devices.manufacturer),
+                    model = COALESCE(EXCLUDED.model, devices.model),
+                    hardware_version = COALESCE(EXCLUDED.hardware_version, devices.hardware_version),
+                    firmware_version = COALESCE(EXCLUDED.firmware_version, devices.firmware_version),
+                    software_version = COALESCE(EXCLUDED.software_version, devices.software_version),
+                    metadata = COALESCE(EXCLUDED.metadata, devices.metadata), last_gateway = EXCLUDED.last_gateway,
+                    first_seen = LEAST(devices.first_seen, EXCLUDED.first_seen),
+                    last_seen = GREATEST(devices.last_seen, EXCLUDED.last_seen)
+                RETURNING id
+                """)
+            for try await id in rows.decode(Int32.self) { ids[key] = id }
+        }
+        return ids
+    }
+
+    /// HealthKit's rule, centrally: a sample whose sync identifier is stored replaces the stored one only with a
+    /// higher version. Returns the UUIDs of the batch to skip.
+    private func applyVersionRule(_ batch: CentralBatch, report: inout DeliveryReport) async throws -> Set<UUID> {
+        var skip = Set<UUID>()
+        for item in batch.versioned {
+            var existing: (uuid: UUID, version: Int64)?
+            for try await (uuid, version) in try await query(
+                "SELECT uuid, sync_version FROM samples WHERE sync_identifier = \(item.identifier) FOR UPDATE"
+            ).decode((UUID, Int64?).self) {
+                existing = (uuid, version ?? Int64.min)
+            }
+            guard let existing, existing.uuid != item.uuid else { continue }
+            if existing.version >= item.version {
+                skip.insert(item.uuid)
+                report.staleVersions += 1
+            } else {
+                report.removed += try await removeSamples([existing.uuid])
+            }
+        }
+        return skip
+    }
+
+    /// Deletes samples and their expanded rows (found through the time index, bounded by each sample's span).
+    private func removeSamples(_ uuids: [UUID]) async throws -> Int {
+        var gone: [(UUID, Date, Date)] = []
+        for try await row in try await query(
+            "DELETE FROM samples WHERE uuid = ANY(\(uuids)) RETURNING uuid, start_time, end_time"
+        ).decode((UUID, Date, Date).self) {
+            gone.append(row)
+        }
+        for (uuid, start, end) in gone {
+            try await query("DELETE FROM beats WHERE time BETWEEN \(start) AND \(end) AND sample = \(uuid)")
+            try await query("DELETE FROM heart_rate WHERE time BETWEEN \(start) AND \(end) AND sample = \(uuid)")
+        }
+        return gone.count
+    }
+}

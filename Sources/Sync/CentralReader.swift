@@ -1,0 +1,138 @@
+import Foundation
+import HealthModel
+import HeartStore
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Reads samples back from the central database as full `Sample`s (the compact contents decoded with the
+/// store's own codings), for `heartctl --central`. The expanded tables are for SQL users; this reads the
+/// samples table, so every answer equals what the gateway's store would give.
+public struct CentralReader: Sendable {
+    /// Which samples to read: all filters optional; `from`/`to` select samples overlapping [from, to).
+    public struct Filter: Sendable, Hashable {
+        public var uuid: UUID?
+        public var type: String?
+        public var device: String?
+        public var gateway: String?
+        public var from: Date?
+        public var to: Date?
+        public var limit: Int?
+        public var newestFirst = false
+
+        public init(uuid: UUID? = nil, type: String? = nil, device: String? = nil, gateway: String? = nil,
+                    from: Date? = nil, to: Date? = nil, limit: Int? = nil, newestFirst: Bool = false) {
+            self.uuid = uuid; self.type = type; self.device = device; self.gateway = gateway
+            self.from = from; self.to = to; self.limit = limit; self.newestFirst = newestFirst
+        }
+    }
+
+    /// A central device row: the newest info seen, and when.
+    public struct Device: Sendable, Hashable {
+        public var info: DeviceInfo
+        public var firstSeen: Date
+        public var lastSeen: Date
+    }
+
+    let connection: PostgresConnection
+    let logger: Logger
+
+    public init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// A reader on a new connection; `close()` it when done.
+    public static func open(connector: CentralConnector, logger: Logger) async throws(SyncError) -> CentralReader {
+        CentralReader(connection: try await connector.connect(logger: logger), logger: logger)
+    }
+
+    /// Closes the connection without waiting: awaiting the close of a connection the server or the network
+    /// already dropped can take as long as the dead socket does.
+    public func close() async {
+        let connection = connection
+        // The callback keeps the connection alive until it is closed (PostgresNIO asserts that at deinit).
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    public func samples(_ f: Filter) async throws(SyncError) -> [Sample] {
+        var clauses = ["true"]
+        var binds = PostgresBindings()
+        func bind(_ clause: (String) -> String, _ append: (inout PostgresBindings) -> Void) {
+            append(&binds)
+            clauses.append(clause("$\(binds.count)"))
+        }
+        if let uuid = f.uuid { bind({ "s.uuid = \($0)" }) { $0.append(uuid) } }
+        if let type = f.type { bind({ "s.type = \($0)" }) { $0.append(type) } }
+        if let device = f.device { bind({ "d.address = \($0)" }) { $0.append(device) } }
+        if let gateway = f.gateway { bind({ "g.name = \($0)" }) { $0.append(gateway) } }
+        if let from = f.from { bind({ "s.end_time >= \($0)" }) { $0.append(from) } }
+        if let to = f.to { bind({ "s.start_time < \($0)" }) { $0.append(to) } }
+        var sql = """
+            SELECT s.uuid, s.type, s.start_time, s.end_time, s.average, s.minimum, s.maximum, s.most_recent, s.sum,
+                   s.metadata::text, s.device_info::text, s.contents
+            FROM samples s JOIN gateways g ON g.id = s.gateway LEFT JOIN devices d ON d.id = s.device
+            WHERE \(clauses.joined(separator: " AND ")) ORDER BY s.start_time \(f.newestFirst ? "DESC" : "ASC")
+            """
+        if let limit = f.limit { sql += " LIMIT \(max(0, limit))" }
+        do {
+            var samples: [Sample] = []
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            for try await (uuid, type, start, end, average, minimum, maximum, mostRecent, sum, metadata, device, contents) in rows.decode(
+                (UUID, String, Date, Date, Double?, Double?, Double?, Double?, Double?, String?, String?, ByteBuffer).self) {
+                let aggregates = QuantityAggregates(average: average, minimum: minimum, maximum: maximum,
+                                                    mostRecent: mostRecent, sum: sum)
+                samples.append(try Self.sample(uuid: uuid, type: type, start: start, end: end, aggregates: aggregates,
+                                               metadata: metadata, device: device, contents: Array(buffer: contents)))
+            }
+            return samples
+        } catch {
+            throw CentralConnector.map(error, context: "reading samples")
+        }
+    }
+
+    public func devices(gateway: String? = nil) async throws(SyncError) -> [Device] {
+        do {
+            var devices: [Device] = []
+            let rows = try await connection.query("""
+                SELECT d.address, d.serial, d.name, d.manufacturer, d.model, d.hardware_version, d.firmware_version,
+                       d.software_version, d.metadata::text, d.first_seen, d.last_seen
+                FROM devices d LEFT JOIN gateways g ON g.id = d.last_gateway
+                WHERE \(gateway == nil) OR g.name = \(gateway ?? "") ORDER BY d.address, d.serial
+                """, logger: logger)
+            for try await (address, _, name, manufacturer, model, hardware, firmware, software, metadata, first, last) in rows.decode(
+                (String, String, String?, String?, String?, String?, String?, String?, String?, Date, Date).self) {
+                let info = DeviceInfo(name: name, manufacturer: manufacturer, model: model, hardwareVersion: hardware,
+                                      firmwareVersion: firmware, softwareVersion: software,
+                                      localIdentifier: address.isEmpty ? nil : address,
+                                      metadata: try Self.decode(Metadata.self, metadata) ?? [:])
+                devices.append(Device(info: info, firstSeen: first, lastSeen: last))
+            }
+            return devices
+        } catch {
+            throw CentralConnector.map(error, context: "reading devices")
+        }
+    }
+
+    static func sample(uuid: UUID, type: String, start: Date, end: Date, aggregates: QuantityAggregates,
+                       metadata: String?, device: String?, contents: [UInt8]) throws -> Sample {
+        let metadata = try decode(Metadata.self, metadata) ?? [:]
+        let device = try decode(DeviceInfo.self, device)
+        if type == Sample.heartbeatSeriesIdentifier {
+            return .heartbeatSeries(HeartbeatSeriesSample(uuid: uuid, start: start, end: end,
+                                                          beats: try HeartbeatSeriesCoding.decode(contents),
+                                                          device: device, metadata: metadata))
+        }
+        guard let quantityType = QuantityType.all.first(where: { $0.identifier == type }) else {
+            throw SyncError(.server, "sample \(uuid) has an unknown type \(type)")
+        }
+        return .quantity(QuantitySample(uuid: uuid, type: quantityType, start: start, end: end,
+                                        points: try QuantitySeriesCoding.decode(contents, seriesStart: start),
+                                        aggregates: aggregates, device: device, metadata: metadata))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String?) throws -> T? {
+        guard let json, !json.isEmpty else { return nil }
+        return try JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,67 @@
+import Control
+import Foundation
+import HealthModel
+import HeartStore
+import HeartQueries
+import Logging
+import Sync
+
+/// `heartctl --central URL`: the same read commands as `--db`, over every gateway's samples in the central
+/// PostgreSQL. The samples a command looks at (`StoreQueries.scope`) are read from the central database into a
+/// private in-memory store, and the very same `StoreQueries` answers — no second implementation of series,
+/// stats, HRV or the exporters.
+struct CentralTransport: Transport {
+    let connector: CentralConnector
+    /// `--gateway`: only this gateway's samples.
+    let gateway: String?
+
+    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
+        guard StoreQueries.methods[method] != nil, method != "delete", method != "changes" else {
+            throw CLIError(.needsDaemon, "'\(method)' is not available with --central")
+        }
+        return try await loaded(method, params).handle(method, params)
+    }
+
+    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        guard method == "export" else { throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --central)") }
+        return try await loaded(method, params).exportEvents(params)
+    }
+
+    /// A memory store holding the samples (and devices) `method` needs, read from the central database.
+    private func loaded(_ method: String, _ params: [String: JSONValue]) async throws -> StoreQueries {
+        let scope = try StoreQueries.scope(of: method, params)
+        var logger = Logger(label: "heartctl.central")
+        logger.logLevel = .error
+        let reader: CentralReader
+        do {
+            reader = try await CentralReader.open(connector: connector, logger: logger)
+        } catch {
+            throw CLIError(error.isPermanent ? .failed : .unreachable, "cannot use the central database \(connector.url): \(error)")
+        }
+        let memory = try HeartDatabase.inMemory()
+        var failure: (any Error)?
+        do {
+            if scope.devicesOnly {
+                for device in try await reader.devices(gateway: gateway) {
+                    try memory.upsertDevice(device.info, seenAt: device.firstSeen)
+                    try memory.upsertDevice(device.info, seenAt: device.lastSeen)
+                }
+            } else {
+                let samples = try await reader.samples(CentralReader.Filter(
+                    uuid: scope.uuid, type: scope.type, device: scope.device, gateway: gateway, from: scope.from,
+                    to: scope.to, limit: scope.limit, newestFirst: scope.newestFirst))
+                try memory.save(samples)
+            }
+        } catch {
+            failure = error
+        }
+        await reader.close()
+        if let error = failure as? SyncError {
+            throw CLIError(error.code == .connection || error.code == .timeout ? .unreachable : .failed, "central: \(error)")
+        } else if let failure {
+            throw CLIError(.failed, "central: \(failure)")
+        }
+        return StoreQueries(database: memory)
+    }
+}
+
