@@ -15,6 +15,18 @@ struct TimelineResult: Sendable {
     var anchored = false
 }
 
+/// A notification whose beats wait for the next one: the chain before it, its RR values and its beats as placed
+/// if nothing is missing.
+struct HeldNotification: Sendable {
+    var position: Int
+    var lastEmitted: Int?
+    var rr: [UInt16]
+    var arrival: Double
+    var total: Int
+    var suspect: GapReason?
+    var beats: [TimelineBeat]
+}
+
 /// Reconstructs beat times from RR intervals (pure; no I/O, no dates).
 ///
 /// Beats live on an integer tick grid (1/1024 s, the RR unit) counted from an origin on the monotonic clock,
@@ -38,6 +50,10 @@ struct BeatTimeline: Sendable {
     private(set) var lastEmitted: Int?
     /// The rule that will flag the next emitted beat.
     private(set) var pendingGap: GapReason? = .connection
+    /// The notification after a suspect slot, held back until the next one decides (`ingest`).
+    private var held: HeldNotification?
+
+    var isHolding: Bool { held != nil }
 
     /// Breaks the chain: the next plausible RR re-anchors to the clock and its beat is flagged. The first
     /// reason given since the last emitted beat is kept.
@@ -79,14 +95,33 @@ struct BeatTimeline: Sendable {
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
         guard remaining > 0 else {
+            result.beats = releaseHeld()
             result.implausible = plausible.filter { !$0 }.count
             if result.implausible > 0 { breakChain(.implausibleRR) }
             return result
         }
+        var decided = false
+        if let held {
+            // The notification after a suspect slot waited for this one: a first beat too early here means the
+            // beats were missing before the held one (the chain is one beat behind since), so it is re-anchored.
+            self.held = nil
+            decided = true
+            if let bounds, firstBeatIsEarly(rr, plausible: plausible, bounds: bounds, settings: settings) {
+                (position, lastEmitted) = (held.position, held.lastEmitted)
+                breakChain(held.suspect ?? .chainBehind)
+                anchor(at: held.arrival, remaining: held.total, emitImplied: held.suspect != nil, into: &result)
+                for value in held.rr {
+                    position = (position ?? 0) + Int(value)
+                    emit(position ?? 0, into: &result)
+                }
+            } else {
+                result.beats = held.beats
+            }
+        }
+        let before = (position: position, lastEmitted: lastEmitted, beats: result.beats.count)
         // The first beat must come after the previous send time, or beats are missing before it.
-        if let bounds, let position, let first = zip(rr, plausible).first(where: { $0.1 })?.0,
-           let firstSeconds = seconds(ofTicks: position + Int(first)),
-           firstSeconds <= bounds.previousSend - settings.sendTimeTolerance {
+        if !decided, let bounds, firstBeatIsEarly(rr, plausible: plausible, bounds: bounds, settings: settings) {
+            decided = true
             if let suspect = bounds.suspect {
                 breakChain(suspect)
             } else {
@@ -114,7 +149,28 @@ struct BeatTimeline: Sendable {
             remaining -= Int(value)
             emit(next, into: &result)
         }
+        // A suspect slot before a first beat that passed: undecidable here, so the next notification decides.
+        if !decided, let bounds, bounds.holdsBack, let position = before.position, !result.anchored,
+           result.implausible == 0, before.beats == 0 {
+            held = HeldNotification(position: position, lastEmitted: before.lastEmitted, rr: rr, arrival: arrival,
+                                    total: rr.reduce(0) { $0 + Int($1) }, suspect: bounds.suspect, beats: result.beats)
+            result.beats = []
+        }
         return result
+    }
+
+    /// The held notification's beats, as they are (the chain continues through them): something came between
+    /// that cannot decide, or the series finishes.
+    mutating func releaseHeld() -> [TimelineBeat] {
+        defer { held = nil }
+        return held?.beats ?? []
+    }
+
+    /// Whether a notification's first plausible beat falls at or before the previous send time.
+    private func firstBeatIsEarly(_ rr: [UInt16], plausible: [Bool], bounds: SendBounds, settings: IngestSettings) -> Bool {
+        guard let position, let first = zip(rr, plausible).first(where: { $0.1 })?.0,
+              let firstSeconds = seconds(ofTicks: position + Int(first)) else { return false }
+        return firstSeconds <= bounds.previousSend - settings.sendTimeTolerance
     }
 
     private func ticks(at seconds: Double) -> Int? {

@@ -144,17 +144,20 @@ struct DeviceSession: Sendable {
         needsCheckpoint = true
         if settings.quietLossDetection { model.arrival(now) }
         guard let measurement else {
-            timeline.breakChain(.malformedNotification)
+            breakChain(.malformedNotification, at: now, effects: &effects)
             return
         }
         let noContact = measurement.contact == .notDetected
-        if noContact {
+        if noContact && !rr.isEmpty {
+            // Only RR values ignored break the chain: without any, no beat was dropped here (an implied
+            // predecessor after it would be the last beat stored, twice).
             counters.skippedRRNoContact += rr.count
-            timeline.breakChain(.contactRegained)
+            breakChain(.contactRegained, at: now, effects: &effects)
         } else if !rr.isEmpty {
             addBeats(rr, at: now, effects: &effects)
         } else if timeline.isAnchored {
             model.arrivedWithoutRR(bpm: Int(measurement.bpm))
+            if model.suspect != nil { releaseHeld(at: now, effects: &effects) }
         }
         addHeartRate(measurement, noContact: noContact, at: now, effects: &effects)
         if let reading = measurement.energyKilojoules, let inc = energy.add(reading, at: now) {
@@ -182,17 +185,31 @@ struct DeviceSession: Sendable {
             monoShift += target - now
             logger.warning("monotonic clock went backwards; re-anchoring", metadata: ["by": "\(target - now)"])
             now = target
-            timeline.breakChain(.clockBackwards)
+            breakChain(.clockBackwards, at: now, effects: &effects)
         } else if now - last > settings.idleTimeout {
             finish(.idle, at: now, effects: &effects)
             timeline.breakChain(.notificationGap)
         } else if now - last > settings.gapThreshold {
-            timeline.breakChain(.notificationGap)
+            breakChain(.notificationGap, at: now, effects: &effects)
         }
         return now
     }
 
+    /// Breaks the beat chain after storing the beats held back (they came before the break).
+    private mutating func breakChain(_ reason: GapReason, at now: Double, effects: inout SessionEffects) {
+        releaseHeld(at: now, effects: &effects)
+        timeline.breakChain(reason)
+    }
+
+    /// Stores the beats held back for confirmation as they are: what came next cannot decide, or the series ends.
+    private mutating func releaseHeld(at now: Double, effects: inout SessionEffects) {
+        let beats = timeline.releaseHeld()
+        if !beats.isEmpty { store(beats, at: now, effects: &effects) }
+    }
+
     private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
+        // A new suspect slot since the held notification: the next check could not tell which one lost beats.
+        if timeline.isHolding && model.suspect != nil { releaseHeld(at: now, effects: &effects) }
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
                                      settings: settings)
         if result.anchored { model.forgetOffset() }
@@ -202,8 +219,12 @@ struct DeviceSession: Sendable {
         if result.implausible > 0 {
             logger.debug("implausible RR dropped", metadata: ["count": "\(result.implausible)"])
         }
+        store(result.beats, at: now, effects: &effects)
+    }
+
+    private mutating func store(_ beats: [TimelineBeat], at now: Double, effects: inout SessionEffects) {
         var live: [LiveBeat] = []
-        for beat in result.beats {
+        for beat in beats {
             // Rotate before the builder would refuse: this beat opens the next series, unflagged (nothing is missing).
             if series.isHeartbeatSeriesFull { finish(.maxBeats, at: now, effects: &effects) }
             guard let seconds = timeline.seconds(ofTicks: beat.ticks) else { continue }
@@ -252,6 +273,7 @@ struct DeviceSession: Sendable {
         guard !series.isEmpty, let last = lastArrival else { return }
         let t = now.monotonic + monoShift
         guard t >= last else { return }
+        if t - last > settings.gapThreshold { releaseHeld(at: t, effects: &effects) }
         if t - last > settings.idleTimeout {
             finish(.idle, at: t, effects: &effects)
             timeline.breakChain(.notificationGap)
@@ -289,6 +311,7 @@ struct DeviceSession: Sendable {
     }
 
     private mutating func finish(_ reason: FinishReason, at time: Double, effects: inout SessionEffects) {
+        releaseHeld(at: time, effects: &effects)
         guard let batch = series.finish(reason: reason, at: time, context: context) else { return }
         seriesFinished += batch.closingCheckpoints.count
         effects.batches.append((batch, reason))

@@ -5,6 +5,12 @@ struct SendBounds: Sendable, Equatable {
     var previousSend: Double
     /// What could have lost beats since the previous notification with RR; nil: nothing seen.
     var suspect: GapReason?
+    /// A notification without RR at a heart rate too low to say a beat fell inside it came since: it may have
+    /// held one, so a first beat that passes is held back until the next notification decides.
+    var mayHaveLost = false
+
+    /// Whether a notification that passes must wait for the next one (docs/INGEST.md, "Holding back").
+    var holdsBack: Bool { suspect != nil || mayHaveLost }
 }
 
 /// The per-session model behind quiet-loss detection (pure; no I/O): the sensor's notification grid
@@ -25,7 +31,8 @@ struct TimelineModel: Sendable {
     /// (slot, chain end) of recent notifications with RR.
     private var samples: [(slot: Int, chainEnd: Double)] = []
     private var slot: Int?
-    private var suspect: GapReason?
+    private(set) var suspect: GapReason?
+    private var mayHaveLost = false
 
     mutating func reset() { self = TimelineModel() }
 
@@ -36,6 +43,7 @@ struct TimelineModel: Sendable {
             slot = nil
             samples.removeAll()
             suspect = nil
+            mayHaveLost = false
             return
         }
         slot = seen.slot
@@ -49,7 +57,7 @@ struct TimelineModel: Sendable {
     /// flag still lands on the next beat, but no implied predecessor is emitted (it may be a beat already stored).
     mutating func arrivedWithoutRR(bpm: Int) {
         guard slot != nil, suspect == nil, bpm > 0, let period = cadence.period else { return }
-        if 60 / Double(bpm) <= 0.9 * period { suspect = .missingRR }
+        if 60 / Double(bpm) <= 0.9 * period { suspect = .missingRR } else { mayHaveLost = true }
     }
 
     /// The grid-to-chain offset K, once enough notifications told it.
@@ -66,12 +74,13 @@ struct TimelineModel: Sendable {
     /// The bounds of the current notification, if the grid is locked and K known.
     var bounds: SendBounds? {
         guard cadence.isMature, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
-        return SendBounds(previousSend: previous - k, suspect: suspect)
+        return SendBounds(previousSend: previous - k, suspect: suspect, mayHaveLost: mayHaveLost)
     }
 
     /// The current notification's RR values ended the chain at `chainEnd`.
     mutating func chainEnded(at chainEnd: Double) {
         suspect = nil
+        mayHaveLost = false
         guard let slot else { return }
         samples.append((slot, chainEnd))
         samples.removeAll { $0.slot < slot - Self.sampleSpan }

@@ -65,17 +65,18 @@ public enum TimelineScore {
         var tally = TimelineTally()
         tally.runs = 1
         var previous: (beat: Int, time: Double)?
-        for step in recording.steps {
-            pipeline.handleNow([step.event], tickWithEventTime: true)
-            let emitted = live.withLock { beats in defer { beats.removeAll() }; return beats }
-            let delivered = step.delivered
-            tally.deliveredRR += delivered.count
-            let candidates = delivered.isEmpty ? [] : Array(delivered.lowerBound - 1..<delivered.upperBound)
+        // Delivered ranges whose beats were not emitted yet (held back for confirmation, or dropped).
+        var pending: [Range<Int>] = []
+        func match(_ emitted: [LiveBeat]) {
+            guard !emitted.isEmpty else { return }
+            defer { pending.removeAll() }
+            // The true beats these can be: each range's beats and the beat its first RR starts from.
+            let candidates = Set(pending.flatMap { $0.lowerBound - 1..<$0.upperBound }).sorted()
             let extra = max(0, emitted.count - candidates.count)
             tally.invented += extra
-            let matched = zip(candidates.suffix(emitted.count - extra), emitted.dropFirst(extra))
-            for (k, (beat, stored)) in matched.enumerated() {
-                let isImplied = k == 0 && emitted.count - extra == candidates.count
+            tally.beats += extra
+            for (beat, stored) in zip(candidates.suffix(emitted.count - extra), emitted.dropFirst(extra)) {
+                let isImplied = !pending.contains { $0.contains(beat) }
                 let time = stored.time.timeIntervalSince1970
                 tally.beats += 1
                 if !isImplied { tally.storedRR += 1 }
@@ -96,11 +97,18 @@ public enum TimelineScore {
                 }
                 previous = (beat, time)
             }
-            tally.beats += extra
+        }
+        func drain() -> [LiveBeat] { live.withLock { beats in defer { beats.removeAll() }; return beats } }
+        for step in recording.steps {
+            pipeline.handleNow([step.event], tickWithEventTime: true)
+            tally.deliveredRR += step.delivered.count
+            if !step.delivered.isEmpty { pending.append(step.delivered) }
+            match(drain())
         }
         let status = pipeline.statusNow().first
         let end = recording.steps.last?.event.at.advanced(by: 1) ?? Timestamp(unixSeconds: StrapGenerator.epoch)
         await pipeline.finishAll(reason: .shutdown, at: end)
+        match(drain())
         let saved = sink.contents.saved.reduce(0) { n, sample in
             if case .heartbeatSeries(let s) = sample { n + s.count } else { n }
         }

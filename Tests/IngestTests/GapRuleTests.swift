@@ -41,6 +41,22 @@ import Testing
         #expect(counters.skippedHRNoContact == 1)
     }
 
+    /// A notification without contact that carried no RR dropped no beat: the next RR starts from the last beat
+    /// stored, so re-anchoring there would store that beat a second time (contact-flap runs did, 3 in 62 831).
+    @Test func contactLostWithoutRRValuesStoresNoBeatTwice() async throws {
+        let (pipeline, sink) = makePipeline()
+        await feed(pipeline, [
+            notification(1, hrm(rr: [1024])), notification(2, hrm(rr: [1024])),
+            notification(3, hrm(rr: [], contact: .notDetected)),
+            notification(4, hrm(rr: [1536])),
+        ])
+        await pipeline.finishAll(reason: .shutdown)
+        let beats = sink.contents.absoluteBeats
+        #expect(beats.map(\.time) == [0, 1, 2, 3.5])
+        #expect(beats.map(\.gap) == [true, false, false, false])
+        #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1])
+    }
+
     @Test func notificationsMissingLongerThanTheThresholdFlagTheNextBeat() async throws {
         let (pipeline, sink) = makePipeline()
         await feed(pipeline, [

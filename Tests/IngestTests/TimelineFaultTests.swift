@@ -18,12 +18,13 @@ import Testing
         if fault != .noRR { #expect(tally.deliveredRR > 3000) }
     }
 
-    /// Precision and recall of the gap flags. 1.0 where a loss is decidable when the next beat arrives; where it
-    /// is not (a lost window with one beat, followed by a longer RR, lost late in its window: docs/INGEST.md,
-    /// "What cannot be seen"), the measured bound.
+    /// Precision and recall of the gap flags. 1.0 where a loss is decidable within two notifications (the one
+    /// after the suspect slot is held back until the next confirms); where it is not (docs/INGEST.md, "What
+    /// cannot be seen": slow hearts, whose RR-less notifications leave the check without a beat), the measured
+    /// bound on these seeds (0.987 / 0.974).
     @Test(arguments: [
         (FaultClass.clean, 1.0), (.burstLoss, 1.0), (.rrLess, 1.0), (.contactFlap, 1.0), (.highRate, 1.0),
-        (.loud, 1.0), (.noRR, 1.0), (.singleLoss, 0.98), (.drift, 0.98), (.slowHeart, 0.94),
+        (.loud, 1.0), (.noRR, 1.0), (.singleLoss, 1.0), (.drift, 1.0), (.slowHeart, 0.97),
     ])
     func gapFlagsAreWhereBeatsAreMissing(fault: FaultClass, bound: Double) async {
         let tally = await TimelineScore.score(fault, seeds: Self.seeds)
