@@ -35,7 +35,7 @@ actor CaptureManager {
     private var bluezOwner: String?
     private var sawOwner = false
     private var sessions: [String: SessionHandle] = [:]  // device path → session
-    private var ending: [Int: Task<Void, Never>] = [:]  // stopped sessions still tearing down
+    private var ending: [Int: (address: String, task: Task<Void, Never>)] = [:]  // stopped sessions still tearing down
     private var nextSessionID = 0
     private var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
     private var discoveryRetryAt: [String: Double] = [:]
@@ -43,6 +43,7 @@ actor CaptureManager {
     private var input: AsyncStream<Input>.Continuation?
     private var retryTicks: [String: Task<Void, Never>] = [:]
     private var alarms: SessionAlarms?
+    private var load: AdapterLoad
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
         self.connection = connection
@@ -50,6 +51,7 @@ actor CaptureManager {
         self.logger = logger
         self.router = router
         self.board = board
+        load = AdapterLoad(policy: policy)
     }
 
     static let rules: [MatchRule] = [
@@ -281,35 +283,69 @@ actor CaptureManager {
         await reconcile()
     }
 
+    /// Starts and stops sessions so that each wanted device (by address) is captured through exactly one adapter,
+    /// the one `AdapterPlanner` gives it.
     private func reconcile() async {
-        let powered = Set(mirror.adapters.filter {
-            policy.allows(adapterPath: $0.path) && $0.props["Powered"]?.bool == true
-        }.map(\.path))
-        var wanted: [String: (address: String, adapter: String)] = [:]
+        let allowed = mirror.adapters.filter { policy.allows(adapterPath: $0.path) }
+        let powered = Set(allowed.filter { $0.props["Powered"]?.bool == true }.map(\.path))
+        var seen: [String: [String: (path: String, adapter: String)]] = [:]  // address → adapter name → device
+        var connected: [String: Int] = [:]
         for (path, props) in mirror.devices {
             guard let address = props["Address"]?.string?.uppercased() else { continue }
             let adapter = props["Adapter"]?.objectPath ?? parentPath(path)
-            guard powered.contains(adapter), path.isPath(under: adapter),
-                  policy.wants(address: address, uuids: props["UUIDs"]?.stringArray ?? []) else { continue }
-            wanted[path] = (address, adapter)
+            guard powered.contains(adapter), path.isPath(under: adapter) else { continue }
+            if props["Connected"]?.bool == true { connected[adapter.lastPathComponent, default: 0] += 1 }
+            guard policy.wants(address: address, uuids: props["UUIDs"]?.stringArray ?? []) else { continue }
+            seen[address, default: [:]][adapter.lastPathComponent] = (path, adapter)
         }
+        var current: [String: String] = [:]
+        for s in sessions.values { current[s.address] = s.adapterPath.lastPathComponent }
+        let plan = load.planner.plan(candidates: seen.mapValues { Set($0.keys) }, current: current,
+                                     refused: load.activeRefusals())
+        var wanted: [String: (address: String, adapter: String)] = [:]
+        for (address, name) in plan { if let d = seen[address]?[name] { wanted[d.path] = (address, d.adapter) } }
         for (path, s) in sessions where wanted[path] == nil {
             let reason: DisconnectReason
             if bluezOwner == nil { reason = .bluetoothdExited }
             else if mirror.properties(s.adapterPath, BlueZ.adapter) == nil { reason = .adapterRemoved }
             else if !powered.contains(s.adapterPath) { reason = .adapterPoweredOff }
-            else if mirror.properties(path, BlueZ.device) != nil { reason = .notAllowed }
-            else { reason = .deviceRemoved }
-            stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: false)
+            else if mirror.properties(path, BlueZ.device) == nil { reason = .deviceRemoved }
+            else if plan[s.address] != nil { reason = .adapterReassigned }
+            else { reason = .notAllowed }
+            let moving = reason == .adapterReassigned && bluezOwner != nil
+            stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: moving && policy.disconnectOnStop)
         }
         for (path, w) in wanted where sessions[path] == nil {
             startSession(devicePath: path, address: w.address, adapterPath: w.adapter)
         }
+        var assigned: [String: Int] = [:]
+        for s in sessions.values { assigned[s.adapterPath.lastPathComponent, default: 0] += 1 }
+        board.setAdapters(load.status(adapters: allowed.map { ($0.path.lastPathComponent, powered.contains($0.path)) },
+                                      assigned: assigned, connected: connected))
+        if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
         await updateDiscovery(powered: powered)
     }
 
+    /// A session's Connect was answered with the adapter's connection limit: the device avoids that adapter for
+    /// `connectionLimitBackoff` when another adapter sees it, and the limit is learned. Returns the back-off.
+    func connectionLimited(address: String, adapterPath: String) async -> Double {
+        let adapter = adapterPath.lastPathComponent
+        let connectedNow = mirror.devices.filter {
+            $0.path.isPath(under: adapterPath) && $0.props["Connected"]?.bool == true
+        }.count
+        // The mirror may not show the last link yet: the devices we gave it (this one excepted) count too.
+        let ours = sessions.values.filter { $0.adapterPath == adapterPath && $0.address != address }.count
+        let backoff = load.refused(address: address, adapter: adapter, connected: max(connectedNow, ours),
+                                   backoff: policy.connectionLimitBackoff)
+        logger.warning("adapter out of connections", metadata: [
+            "address": .string(address), "adapter": .string(adapter), "connected": .stringConvertible(max(connectedNow, ours)),
+            "limit": .stringConvertible(load.planner.limit(of: adapter)), "backoff_s": .stringConvertible(backoff)])
+        await reconcile()
+        return backoff
+    }
+
     private func startSession(devicePath: String, address: String, adapterPath: String) {
-        let stats = board.stats(devicePath: devicePath, address: address, adapter: adapterPath.lastPathComponent)
+        let stats = board.stats(address: address, adapter: adapterPath.lastPathComponent)
         let (stream, inbox) = AsyncStream<SessionSignal>.makeStream()
         var log = logger
         log[metadataKey: "address"] = .string(address)
@@ -318,7 +354,11 @@ actor CaptureManager {
         let session = DeviceCaptureSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
                                     router: router, stats: stats, inbox: inbox, alarms: alarms!)
+        // A device moving between adapters: its old session finishes (and says `disconnected`) before the new one
+        // starts, so its events stay in order.
+        let previous = ending.values.filter { $0.address == address }.map(\.task)
         let task = Task {
+            for t in previous { await t.value }
             await session.run(stream)
             self.sessionFinished(id)
         }
@@ -329,7 +369,7 @@ actor CaptureManager {
     private func stopSession(_ path: String, reason: DisconnectReason, bluezAlive: Bool, disconnect: Bool) {
         guard let s = sessions.removeValue(forKey: path) else { return }
         s.inbox.yield(.stop(reason: reason, bluezAlive: bluezAlive, disconnect: disconnect))
-        ending[s.id] = s.task
+        ending[s.id] = (s.address, s.task)
     }
 
     private func sessionFinished(_ id: Int) {
@@ -344,7 +384,7 @@ actor CaptureManager {
             for (adapter, on) in discoveryOn where on { try? await Adapter(connection: connection, path: adapter).stopDiscovery() }
         }
         discoveryOn = [:]
-        let tasks = Array(ending.values)
+        let tasks = ending.values.map(\.task)
         // A session may sit in a long call (Connect to a sensor out of range): cancel what is left
         // after a grace period; cancelled calls return at once and the session still reports its end.
         let watchdog = Task {

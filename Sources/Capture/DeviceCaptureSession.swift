@@ -79,6 +79,7 @@ struct Runner {
         while true {
             let before = s.stats.snapshot.notifications
             let reason: DisconnectReason
+            var failure: BlueZError?
             do {
                 try await establish()
                 reason = try await monitor()
@@ -91,13 +92,15 @@ struct Runner {
                 return
             } catch {
                 reason = .attemptFailed("\(error)")
+                failure = error as? BlueZError
                 s.stats.update { $0.lastError = reason.description }
                 s.logger.warning("capture attempt failed", metadata: ["error": .string(reason.description)])
             }
             await teardown(reason: reason, callBluez: true, disconnect: false)
             if s.stats.snapshot.notifications > before { backoff.reset() }
-            s.stats.update { $0.state = .backoff; $0.reconnects += 1 }
-            let delay = backoff.next()
+            let full = await AdapterFull.check(failure, session: s)  // its own back-off; may move the device
+            s.stats.update { $0.state = full == nil ? .backoff : .adapterFull; $0.reconnects += 1 }
+            let delay = max(backoff.next(), full ?? 0)
             s.logger.info("reconnecting after backoff", metadata: ["reason": .string(reason.description), "delay_s": .stringConvertible(delay)])
             do { try await pause(delay) } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
