@@ -8,8 +8,10 @@ enum AdapterFull {
     /// The back-off to wait, or nil when `failure` is not a connection-limit answer.
     static func check(_ failure: BlueZError?, session s: DeviceCaptureSession) async -> Double? {
         guard let failure, failure.kind == .connectionLimit else { return nil }
-        s.logger.warning("adapter has no connection slot left", metadata: [
-            "adapter": .string(s.adapterPath.lastPathComponent), "error": .string("\(failure)")])
-        return await s.manager.connectionLimited(address: s.address, adapterPath: s.adapterPath)
+        let backoff = await s.manager.connectionLimited(address: s.address, adapterPath: s.adapterPath)
+        s.logger.warning("adapter out of connections", metadata: [
+            "adapter": .string(s.adapterPath.lastPathComponent), "error": .string("\(failure)"),
+            "backoff_s": .stringConvertible(backoff)])
+        return backoff
     }
 }

@@ -149,7 +149,7 @@ actor CaptureManager {
             return
         }
         logger.debug("mirror", metadata: ["t": .stringConvertible(MonotonicClock.now()), "member": .string(signal.member),
-                                          "path": .string(path), "args": .string(Self.brief(signal))])
+                                          "path": .string(path), "args": .string(signal.brief)])
         if mirror.connectedInferred != inferredBefore {
             board.connectedInferred()
             logger.info("ServicesResolved without a Connected signal from bluetoothd; taking the device as connected",
@@ -164,31 +164,6 @@ actor CaptureManager {
            mirror.properties(path, BlueZ.adapter)?["Discovering"]?.bool == false, discoveryOn[path] == true {
             discoveryOn[path] = false  // BlueZ ended it; reconcile starts it again if still wanted
             await reconcile()
-        }
-    }
-
-    /// A short form of a mirror signal for debug logs: changed keys with values, added/removed interfaces.
-    private static func brief(_ signal: DBusSignal) -> String {
-        let args = signal.arguments
-        func short(_ v: DBusValue) -> String {
-            switch v.unwrapped {
-            case .bool(let b): "\(b)"
-            case .string(let s), .objectPath(let s): s
-            case .bytes(let b): "\(b.count) bytes"
-            default: v.unwrapped.signature
-            }
-        }
-        switch signal.member {
-        case "PropertiesChanged" where args.count >= 2:
-            let changed = (args[1].stringKeyedDictionary ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(short($0.value))" }
-            let gone = args.count >= 3 ? (args[2].stringArray ?? []).map { "-\($0)" } : []
-            return "\(args[0].string ?? "?") " + (changed + gone).joined(separator: ",")
-        case "InterfacesAdded" where args.count >= 2:
-            return (args[1].stringKeyedDictionary ?? [:]).keys.filter { $0.hasPrefix("org.bluez") }.sorted().joined(separator: ",")
-        case "InterfacesRemoved" where args.count >= 2:
-            return (args[1].stringArray ?? []).joined(separator: ",")
-        default:
-            return ""
         }
     }
 
@@ -286,24 +261,12 @@ actor CaptureManager {
     /// Starts and stops sessions so that each wanted device (by address) is captured through exactly one adapter,
     /// the one `AdapterPlanner` gives it.
     private func reconcile() async {
-        let allowed = mirror.adapters.filter { policy.allows(adapterPath: $0.path) }
-        let powered = Set(allowed.filter { $0.props["Powered"]?.bool == true }.map(\.path))
-        var seen: [String: [String: (path: String, adapter: String)]] = [:]  // address → adapter name → device
-        var connected: [String: Int] = [:]
-        for (path, props) in mirror.devices {
-            guard let address = props["Address"]?.string?.uppercased() else { continue }
-            let adapter = props["Adapter"]?.objectPath ?? parentPath(path)
-            guard powered.contains(adapter), path.isPath(under: adapter) else { continue }
-            if props["Connected"]?.bool == true { connected[adapter.lastPathComponent, default: 0] += 1 }
-            guard policy.wants(address: address, uuids: props["UUIDs"]?.stringArray ?? []) else { continue }
-            seen[address, default: [:]][adapter.lastPathComponent] = (path, adapter)
-        }
+        let survey = AdapterSurvey(mirror: mirror, policy: policy)
+        let powered = survey.powered
         var current: [String: String] = [:]
         for s in sessions.values { current[s.address] = s.adapterPath.lastPathComponent }
-        let plan = load.planner.plan(candidates: seen.mapValues { Set($0.keys) }, current: current,
-                                     refused: load.activeRefusals())
-        var wanted: [String: (address: String, adapter: String)] = [:]
-        for (address, name) in plan { if let d = seen[address]?[name] { wanted[d.path] = (address, d.adapter) } }
+        let plan = load.planner.plan(candidates: survey.candidates, current: current, refused: load.activeRefusals())
+        let wanted = survey.devices(for: plan)
         for (path, s) in sessions where wanted[path] == nil {
             let reason: DisconnectReason
             if bluezOwner == nil { reason = .bluetoothdExited }
@@ -320,26 +283,20 @@ actor CaptureManager {
         }
         var assigned: [String: Int] = [:]
         for s in sessions.values { assigned[s.adapterPath.lastPathComponent, default: 0] += 1 }
-        board.setAdapters(load.status(adapters: allowed.map { ($0.path.lastPathComponent, powered.contains($0.path)) },
-                                      assigned: assigned, connected: connected))
+        board.setAdapters(load.status(adapters: survey.allowed.map { ($0.name, powered.contains($0.path)) },
+                                      assigned: assigned, connected: survey.connected))
         if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
         await updateDiscovery(powered: powered)
     }
 
-    /// A session's Connect was answered with the adapter's connection limit: the device avoids that adapter for
-    /// `connectionLimitBackoff` when another adapter sees it, and the limit is learned. Returns the back-off.
+    /// A session's Connect was answered with its adapter's connection limit (`AdapterFull`): the refusal and the
+    /// limit are recorded (`AdapterLoad.refused`) and the plan redone, which may move the device. Returns the back-off.
     func connectionLimited(address: String, adapterPath: String) async -> Double {
-        let adapter = adapterPath.lastPathComponent
-        let connectedNow = mirror.devices.filter {
-            $0.path.isPath(under: adapterPath) && $0.props["Connected"]?.bool == true
-        }.count
-        // The mirror may not show the last link yet: the devices we gave it (this one excepted) count too.
+        // The mirror may not show the newest link yet: the devices we gave the adapter (this one excepted) count too.
         let ours = sessions.values.filter { $0.adapterPath == adapterPath && $0.address != address }.count
-        let backoff = load.refused(address: address, adapter: adapter, connected: max(connectedNow, ours),
+        let links = max(AdapterSurvey(mirror: mirror, policy: policy).links(adapterPath), ours)
+        let backoff = load.refused(address: address, adapter: adapterPath.lastPathComponent, connected: links,
                                    backoff: policy.connectionLimitBackoff)
-        logger.warning("adapter out of connections", metadata: [
-            "address": .string(address), "adapter": .string(adapter), "connected": .stringConvertible(max(connectedNow, ours)),
-            "limit": .stringConvertible(load.planner.limit(of: adapter)), "backoff_s": .stringConvertible(backoff)])
         await reconcile()
         return backoff
     }
