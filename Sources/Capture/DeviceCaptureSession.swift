@@ -78,11 +78,10 @@ struct Runner {
                               factor: s.policy.backoffFactor, jitter: s.policy.backoffJitter)
         while true {
             let before = s.stats.snapshot.notifications
-            let reason: DisconnectReason
-            var failure: BlueZError?
+            let reason: DisconnectReason, failure: BlueZError?
             do {
                 try await establish()
-                reason = try await monitor()
+                (reason, failure) = (try await monitor(), nil)
             } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
                 return
@@ -91,8 +90,7 @@ struct Runner {
                 await teardown(reason: .captureStopped, callBluez: false, disconnect: false)
                 return
             } catch {
-                reason = .attemptFailed("\(error)")
-                failure = error as? BlueZError
+                (reason, failure) = (.attemptFailed("\(error)"), error as? BlueZError)
                 s.stats.update { $0.lastError = reason.description }
                 s.logger.warning("capture attempt failed", metadata: ["error": .string(reason.description)])
             }

@@ -68,4 +68,42 @@ import Testing
         }
         await h.stop()
     }
+
+    @Test func aPinnedSensorUsesOnlyItsAdapter() async throws {
+        var policy = fastPolicy([addrA, addrB])
+        policy.pins = [addrA: "hci1", addrB: "hci1"]  // both to hci1, though hci0 is less loaded for the second
+        let h = try await Harness(devices: [addrA, addrB], policy: policy, fakeArguments: ["--adapters", "hci0,hci1"])
+        h.start()
+        for address in [addrA, addrB] {
+            _ = try await h.waitStats(address, "\(address) subscribed") { $0["subscribed"] == 1 && $0["links"] == 1 }
+        }
+        let status = h.capture.status()
+        #expect(status.devices.map(\.adapter) == ["hci1", "hci1"])
+        #expect(status.adapters.map(\.assigned) == [0, 2])
+        await h.stop()
+    }
+
+    @Test func aFullControllerIsNotABrokenSensor() async throws {
+        var policy = fastPolicy([addrA, addrB])
+        policy.connectionLimitBackoff = 30  // longer than the test: the refused sensor must not be retried meanwhile
+        let h = try await Harness(devices: [addrA, addrB], policy: policy, fakeArguments: ["--slots", "1"])
+        h.start()
+        var full: DeviceCaptureStatus?
+        let deadline = Date().addingTimeInterval(10)
+        while full == nil, Date() < deadline {
+            full = h.capture.status().devices.first { $0.state == .adapterFull }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let refused = try #require(full, "no device in adapter-full state: \(h.capture.status().devices)")
+        let other = refused.address == addrA ? addrB : addrA
+        _ = try await h.waitStats(other, "the other one subscribed") { $0["subscribed"] == 1 }
+        try await Task.sleep(for: .seconds(1))  // the link-loss back-off (0.05…0.4 s) would have retried by now
+        let stats = try await h.stats(refused.address)
+        #expect(stats["limit_refusals"] == 1)
+        let status = h.capture.status()
+        #expect(status.devices.first { $0.address == refused.address }?.state == .adapterFull)
+        #expect(status.adapters.first?.limit == 1 && status.adapters.first?.limitLearned == true)
+        #expect(status.adapters.first?.connected == 1)
+        await h.stop()
+    }
 }
