@@ -365,10 +365,11 @@ actor CaptureManager {
     private func updateDiscovery(powered: Set<String>) async {
         guard policy.discovery, bluezOwner != nil else { return }
         let now = MonotonicClock.now()
+        // A wanted device any powered adapter sees is not missing (each is captured through one adapter only).
+        let present = Set(mirror.devices.filter { d in powered.contains { d.path.isPath(under: $0) } }
+            .compactMap { $0.props["Address"]?.string?.uppercased() })
+        let missing = !policy.normalizedAllowList.isSubset(of: present)
         for adapter in powered.sorted() {
-            let present = Set(mirror.devices.filter { $0.path.isPath(under: adapter) }
-                .compactMap { $0.props["Address"]?.string?.uppercased() })
-            let missing = !policy.normalizedAllowList.isSubset(of: present)
             let active = sessions.values.contains { $0.adapterPath == adapter }
             let want = missing || (policy.autoHeartRate && !active)
             let on = discoveryOn[adapter] ?? false
