@@ -7,6 +7,12 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case inProgress, notPermitted, notReady, failed, doesNotExist, notConnected, alreadyConnected
         /// `org.bluez.Error.Failed: le-connection-abort-by-local` (the usual transient LE connect failure).
         case leConnectionAbortByLocal
+        /// The controller has no room for another connection. BlueZ 5.66 answers `org.bluez.Error.Failed` with
+        /// `le-connection-concurrent-connection-limit` (errno EMLINK, which the kernel gives for HCI 0x09
+        /// *Connection Limit Exceeded*) or `le-connection-memory-alloc` (ENOMEM: HCI 0x07 *Memory Capacity
+        /// Exceeded*); older versions put strerror text there ("Too many links"). HCI 0x0d *Limited Resources*
+        /// becomes ECONNREFUSED, `le-connection-refused`, which a remote refusal gives too: not counted here.
+        case connectionLimit
         case notSupported, notAvailable, invalidArguments, alreadyExists
         case authenticationFailed, authenticationCanceled, authenticationRejected, authenticationTimeout
         case connectionAttemptFailed
@@ -54,7 +60,8 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case "NotPermitted": return .notPermitted
         case "NotReady": return .notReady
         case "Failed":
-            return message.contains("le-connection-abort-by-local") ? .leConnectionAbortByLocal : .failed
+            if message.contains("le-connection-abort-by-local") { return .leConnectionAbortByLocal }
+            return connectionLimitTexts.contains { message.contains($0) } ? .connectionLimit : .failed
         case "DoesNotExist": return .doesNotExist
         case "NotConnected": return .notConnected
         case "AlreadyConnected": return .alreadyConnected
@@ -70,6 +77,10 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         default: return .other
         }
     }
+
+    /// Texts of `org.bluez.Error.Failed` that mean the controller is out of connections (see `Kind.connectionLimit`).
+    static let connectionLimitTexts = ["le-connection-concurrent-connection-limit", "le-connection-memory-alloc",
+                                       "Too many links", "Connection Limit Exceeded", "Limited Resources"]
 
     public var description: String { "\(name): \(message) [\(kind.rawValue)]" }
 

@@ -36,7 +36,7 @@ actor CaptureManager {
     private var bluezOwner: String?
     private var sawOwner = false
     private var sessions: [String: SessionHandle] = [:]  // device path → session
-    private var ending: [Int: Task<Void, Never>] = [:]  // stopped sessions still tearing down
+    private var ending: [Int: (address: String, task: Task<Void, Never>)] = [:]  // stopped sessions still tearing down
     private var nextSessionID = 0
     private var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
     private var discoveryRetryAt: [String: Double] = [:]
@@ -44,6 +44,7 @@ actor CaptureManager {
     private var input: AsyncStream<Input>.Continuation?
     private var retryTicks: [String: Task<Void, Never>] = [:]
     private var alarms: SessionAlarms?
+    private var load: AdapterLoad
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
         self.connection = connection
@@ -51,6 +52,7 @@ actor CaptureManager {
         self.logger = logger
         self.router = router
         self.board = board
+        load = AdapterLoad(policy: policy)
     }
 
     static let rules: [MatchRule] = [
@@ -158,7 +160,7 @@ actor CaptureManager {
             return
         }
         logger.debug("mirror", metadata: Self.pathFields(path).merging(["t": .stringConvertible(MonotonicClock.now()),
-                                          "member": .string(signal.member), "args": .string(Self.brief(signal))]) { $1 })
+                                          "member": .string(signal.member), "args": .string(signal.brief)]) { $1 })
         if mirror.connectedInferred != inferredBefore {
             board.connectedInferred()
             logger.info("ServicesResolved without a Connected signal from bluetoothd; taking the device as connected",
@@ -173,31 +175,6 @@ actor CaptureManager {
            mirror.properties(path, BlueZ.adapter)?["Discovering"]?.bool == false, discoveryOn[path] == true {
             discoveryOn[path] = false  // BlueZ ended it; reconcile starts it again if still wanted
             await reconcile()
-        }
-    }
-
-    /// A short form of a mirror signal for debug logs: changed keys with values, added/removed interfaces.
-    private static func brief(_ signal: DBusSignal) -> String {
-        let args = signal.arguments
-        func short(_ v: DBusValue) -> String {
-            switch v.unwrapped {
-            case .bool(let b): "\(b)"
-            case .string(let s), .objectPath(let s): s
-            case .bytes(let b): "\(b.count) bytes"
-            default: v.unwrapped.signature
-            }
-        }
-        switch signal.member {
-        case "PropertiesChanged" where args.count >= 2:
-            let changed = (args[1].stringKeyedDictionary ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(short($0.value))" }
-            let gone = args.count >= 3 ? (args[2].stringArray ?? []).map { "-\($0)" } : []
-            return "\(args[0].string ?? "?") " + (changed + gone).joined(separator: ",")
-        case "InterfacesAdded" where args.count >= 2:
-            return (args[1].stringKeyedDictionary ?? [:]).keys.filter { $0.hasPrefix("org.bluez") }.sorted().joined(separator: ",")
-        case "InterfacesRemoved" where args.count >= 2:
-            return (args[1].stringArray ?? []).joined(separator: ",")
-        default:
-            return ""
         }
     }
 
@@ -292,35 +269,51 @@ actor CaptureManager {
         await reconcile()
     }
 
+    /// Starts and stops sessions so that each wanted device (by address) is captured through exactly one adapter,
+    /// the one `AdapterPlanner` gives it.
     private func reconcile() async {
-        let powered = Set(mirror.adapters.filter {
-            policy.allows(adapterPath: $0.path) && $0.props["Powered"]?.bool == true
-        }.map(\.path))
-        var wanted: [String: (address: String, adapter: String)] = [:]
-        for (path, props) in mirror.devices {
-            guard let address = props["Address"]?.string?.uppercased() else { continue }
-            let adapter = props["Adapter"]?.objectPath ?? parentPath(path)
-            guard powered.contains(adapter), path.isPath(under: adapter),
-                  policy.wants(address: address, uuids: props["UUIDs"]?.stringArray ?? []) else { continue }
-            wanted[path] = (address, adapter)
-        }
+        let survey = AdapterSurvey(mirror: mirror, policy: policy)
+        let powered = survey.powered
+        var current: [String: String] = [:]
+        for s in sessions.values { current[s.address] = s.adapterPath.lastPathComponent }
+        let plan = load.planner.plan(candidates: survey.candidates, current: current, refused: load.activeRefusals())
+        let wanted = survey.devices(for: plan)
         for (path, s) in sessions where wanted[path] == nil {
             let reason: DisconnectReason
             if bluezOwner == nil { reason = .bluetoothdExited }
             else if mirror.properties(s.adapterPath, BlueZ.adapter) == nil { reason = .adapterRemoved }
             else if !powered.contains(s.adapterPath) { reason = .adapterPoweredOff }
-            else if mirror.properties(path, BlueZ.device) != nil { reason = .notAllowed }
-            else { reason = .deviceRemoved }
-            stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: false)
+            else if mirror.properties(path, BlueZ.device) == nil { reason = .deviceRemoved }
+            else if plan[s.address] != nil { reason = .adapterReassigned }
+            else { reason = .notAllowed }
+            let moving = reason == .adapterReassigned && bluezOwner != nil
+            stopSession(path, reason: reason, bluezAlive: bluezOwner != nil, disconnect: moving && policy.disconnectOnStop)
         }
         for (path, w) in wanted where sessions[path] == nil {
             startSession(devicePath: path, address: w.address, adapterPath: w.adapter)
         }
+        var assigned: [String: Int] = [:]
+        for s in sessions.values { assigned[s.adapterPath.lastPathComponent, default: 0] += 1 }
+        board.setAdapters(load.status(adapters: survey.allowed.map { ($0.name, powered.contains($0.path)) },
+                                      assigned: assigned, connected: survey.connected))
+        if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
         await updateDiscovery(powered: powered)
     }
 
+    /// A session's Connect was answered with its adapter's connection limit (`AdapterFull`): the refusal and the
+    /// limit are recorded (`AdapterLoad.refused`) and the plan redone, which may move the device. Returns the back-off.
+    func connectionLimited(address: String, adapterPath: String) async -> Double {
+        // The mirror may not show the newest link yet: the devices we gave the adapter (this one excepted) count too.
+        let ours = sessions.values.filter { $0.adapterPath == adapterPath && $0.address != address }.count
+        let links = max(AdapterSurvey(mirror: mirror, policy: policy).links(adapterPath), ours)
+        let backoff = load.refused(address: address, adapter: adapterPath.lastPathComponent, connected: links,
+                                   backoff: policy.connectionLimitBackoff)
+        await reconcile()
+        return backoff
+    }
+
     private func startSession(devicePath: String, address: String, adapterPath: String) {
-        let stats = board.stats(devicePath: devicePath, address: address, adapter: adapterPath.lastPathComponent)
+        let stats = board.stats(address: address, adapter: adapterPath.lastPathComponent)
         let (stream, inbox) = AsyncStream<SessionSignal>.makeStream()
         var log = logger
         log[field: .device] = .string(address)
@@ -330,7 +323,11 @@ actor CaptureManager {
         let session = DeviceCaptureSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
                                     router: router, stats: stats, inbox: inbox, alarms: alarms!)
+        // A device moving between adapters: its old session finishes (and says `disconnected`) before the new one
+        // starts, so its events stay in order.
+        let previous = ending.values.filter { $0.address == address }.map(\.task)
         let task = Task {
+            for t in previous { await t.value }
             await session.run(stream)
             self.sessionFinished(id)
         }
@@ -341,7 +338,7 @@ actor CaptureManager {
     private func stopSession(_ path: String, reason: DisconnectReason, bluezAlive: Bool, disconnect: Bool) {
         guard let s = sessions.removeValue(forKey: path) else { return }
         s.inbox.yield(.stop(reason: reason, bluezAlive: bluezAlive, disconnect: disconnect))
-        ending[s.id] = s.task
+        ending[s.id] = (s.address, s.task)
     }
 
     private func sessionFinished(_ id: Int) {
@@ -356,7 +353,7 @@ actor CaptureManager {
             for (adapter, on) in discoveryOn where on { try? await Adapter(connection: connection, path: adapter).stopDiscovery() }
         }
         discoveryOn = [:]
-        let tasks = Array(ending.values)
+        let tasks = ending.values.map(\.task)
         // A session may sit in a long call (Connect to a sensor out of range): cancel what is left
         // after a grace period; cancelled calls return at once and the session still reports its end.
         let watchdog = Task {
@@ -380,10 +377,11 @@ actor CaptureManager {
     private func updateDiscovery(powered: Set<String>) async {
         guard policy.discovery, bluezOwner != nil else { return }
         let now = MonotonicClock.now()
+        // A wanted device any powered adapter sees is not missing (each is captured through one adapter only).
+        let present = Set(mirror.devices.filter { d in powered.contains { d.path.isPath(under: $0) } }
+            .compactMap { $0.props["Address"]?.string?.uppercased() })
+        let missing = !policy.normalizedAllowList.isSubset(of: present)
         for adapter in powered.sorted() {
-            let present = Set(mirror.devices.filter { $0.path.isPath(under: adapter) }
-                .compactMap { $0.props["Address"]?.string?.uppercased() })
-            let missing = !policy.normalizedAllowList.isSubset(of: present)
             let active = sessions.values.contains { $0.adapterPath == adapter }
             let want = missing || (policy.autoHeartRate && !active)
             let on = discoveryOn[adapter] ?? false

@@ -28,6 +28,13 @@ public struct CapturePolicy: Sendable, Hashable {
     public var disconnectOnStop: Bool
     /// How AcquireNotify readers batch reads on a busy socket (the D-Bus connection has its own setting).
     public var readBatching: ReadBatching
+    /// Address (upper case) → adapter name: the device is captured through that adapter only.
+    public var pins: [String: String] = [:]
+    /// Most devices given to one adapter (lowered per adapter by its first connection-limit answer).
+    public var adapterConnectionLimit: Int = 5
+    /// After an adapter answers a device's Connect with its connection limit, the device avoids it this long
+    /// (when another adapter sees it) and waits at least this long before trying it again. Seconds.
+    public var connectionLimitBackoff: Double = 30
 
     public init(adapters: Set<String> = [], allowList: Set<String> = [], autoHeartRate: Bool = false,
                 subscribeMode: SubscribeMode = .startNotify, silentStopTimeout: Double = 10,

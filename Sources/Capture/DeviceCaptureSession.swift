@@ -79,10 +79,10 @@ struct Runner {
                               factor: s.policy.backoffFactor, jitter: s.policy.backoffJitter)
         while true {
             let before = s.stats.snapshot.notifications
-            let reason: DisconnectReason
+            let reason: DisconnectReason, failure: BlueZError?
             do {
                 try await establish()
-                reason = try await monitor()
+                (reason, failure) = (try await monitor(), nil)
             } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)
                 return
@@ -91,14 +91,15 @@ struct Runner {
                 await teardown(reason: .captureStopped, callBluez: false, disconnect: false)
                 return
             } catch {
-                reason = .attemptFailed("\(error)")
+                (reason, failure) = (.attemptFailed("\(error)"), error as? BlueZError)
                 s.stats.update { $0.lastError = reason.description }
                 s.logger.warning("capture attempt failed", metadata: ["error": .string(reason.description)])
             }
             await teardown(reason: reason, callBluez: true, disconnect: false)
             if s.stats.snapshot.notifications > before { backoff.reset() }
-            s.stats.update { $0.state = .backoff; $0.reconnects += 1 }
-            let delay = backoff.next()
+            let full = await AdapterFull.check(failure, session: s)  // its own back-off; may move the device
+            s.stats.update { $0.state = full == nil ? .backoff : .adapterFull; $0.reconnects += 1 }
+            let delay = max(backoff.next(), full ?? 0)
             s.logger.info("reconnecting after backoff", metadata: ["reason": .string(reason.description), "delay_s": .stringConvertible(delay)])
             do { try await pause(delay) } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)

@@ -4,21 +4,30 @@ import Synchronization
 /// Shared registry behind `BlueZCapture.status()`.
 final class StatusBoard: Sendable {
     private struct Board {
-        var stats: [String: DeviceStats] = [:]  // device path → stats (kept after the session ends)
+        var stats: [String: DeviceStats] = [:]  // address → stats (kept after the session ends)
         var restarts = 0
         var bluezUp = false
         var repairs = 0
         var inferred = 0
+        var adapters: [AdapterCaptureStatus] = []
     }
     private let board = Mutex(Board())
 
-    func stats(devicePath: String, address: String, adapter: String) -> DeviceStats {
+    /// The stats of a device by address (one entry per sensor, whichever adapter captures it now).
+    func stats(address: String, adapter: String) -> DeviceStats {
         board.withLock { b in
-            if let s = b.stats[devicePath] { return s }
+            if let s = b.stats[address] {
+                s.update { $0.adapter = adapter }
+                return s
+            }
             let s = DeviceStats(address: address, adapter: adapter)
-            b.stats[devicePath] = s
+            b.stats[address] = s
             return s
         }
+    }
+
+    func setAdapters(_ adapters: [AdapterCaptureStatus]) {
+        board.withLock { $0.adapters = adapters.sorted { $0.name < $1.name } }
     }
 
     func bluez(available: Bool, restarted: Bool = false) {
@@ -36,6 +45,7 @@ final class StatusBoard: Sendable {
         let b = board.withLock { $0 }
         return CaptureStatus(bluezAvailable: b.bluezUp, bluetoothdRestarts: b.restarts, mirrorRepairs: b.repairs,
                              connectedInferred: b.inferred,
-                             devices: b.stats.values.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) })
+                             devices: b.stats.values.map(\.snapshot).sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) },
+                             adapters: b.adapters)
     }
 }

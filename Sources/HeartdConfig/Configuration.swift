@@ -22,6 +22,19 @@ public struct HeartdConfiguration: Sendable, Equatable {
         /// On a busy bus or notify socket, read at most this often and take what gathered together (fewer
         /// thread wake-ups: the main CPU cost per notification). 0 reads every message at once.
         public var readBatchSeconds: Double = 0.5
+        /// Devices pinned to an adapter, as "AA:BB:CC:DD:EE:FF@hci1" (normalized: address upper case).
+        public var pin: [String] = []
+        /// Most devices heartd gives one adapter (5: what the smallest common controllers hold; lowered per adapter
+        /// when a controller answers Connect with its connection limit).
+        public var adapterConnectionLimit = 5
+        /// After a connection-limit answer, the device avoids that adapter this long (or waits this long to retry it).
+        public var connectionLimitBackoffSeconds: Double = 30
+
+        /// `pin` as address → adapter name (entries were validated when loaded).
+        public var pins: [String: String] {
+            Dictionary(pin.compactMap { ConfigurationSchema.pinParts($0) }.map { ($0.address, $0.adapter) },
+                       uniquingKeysWith: { _, last in last })
+        }
     }
 
     /// `[store]`

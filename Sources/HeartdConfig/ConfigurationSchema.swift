@@ -54,6 +54,11 @@ enum ConfigurationSchema {
         seconds("bluetooth", "silent_stop_seconds", \.bluetooth.silentStopSeconds, 0.1...3600),
         seconds("bluetooth", "reconnect_max_seconds", \.bluetooth.reconnectMaxSeconds, 1...86400),
         seconds("bluetooth", "read_batch_seconds", \.bluetooth.readBatchSeconds, 0...1),
+        strings("bluetooth", "pin", \.bluetooth.pin, normalize: normalizePin) { entry in
+            pinParts(entry) != nil ? nil : "'\(entry)' is not \"AA:BB:CC:DD:EE:FF@hciN\" (a device pinned to an adapter)"
+        },
+        integer("bluetooth", "adapter_connection_limit", \.bluetooth.adapterConnectionLimit, 1...64),
+        seconds("bluetooth", "connection_limit_backoff_seconds", \.bluetooth.connectionLimitBackoffSeconds, 0.1...3600),
 
         string("store", "path", \.store.path) { $0.hasPrefix("/") ? nil : "must be an absolute path" },
         seconds("store", "checkpoint_seconds", \.store.checkpointSeconds, 0.1...60),
@@ -153,6 +158,17 @@ enum ConfigurationSchema {
     }
 
     // MARK: - Value checks and formatting
+
+    /// `"aa:bb:…@hci1"` → (`AA:BB:…`, `hci1`), or nil when it is not a pin.
+    static func pinParts(_ entry: String) -> (address: String, adapter: String)? {
+        let parts = entry.split(separator: "@", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, DeviceAddress.isValid(parts[0].uppercased()), isAdapterName(parts[1]) else { return nil }
+        return (parts[0].uppercased(), parts[1])
+    }
+
+    static func normalizePin(_ entry: String) -> String {
+        pinParts(entry).map { "\($0.address)@\($0.adapter)" } ?? entry
+    }
 
     static func isAdapterName(_ name: String) -> Bool {
         name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy { $0.isASCII && $0.isNumber }

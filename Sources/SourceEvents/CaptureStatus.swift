@@ -14,6 +14,8 @@ public enum SubscribeMode: String, Sendable, Hashable, Codable, CaseIterable {
 /// Per-device state in a status snapshot.
 public enum DeviceCaptureState: String, Sendable, Codable, Hashable {
     case waiting, connecting, resolving, subscribing, streaming, recovering, backoff, stopped
+    /// The adapter answered Connect with its connection limit; waiting for a slot (or moved to another adapter).
+    case adapterFull = "adapter-full"
 }
 
 /// Counters and state of one device.
@@ -57,13 +59,41 @@ public struct CaptureStatus: Sendable, Codable, Hashable {
     /// Devices taken as connected because ServicesResolved=true came without a Connected=true signal.
     public var connectedInferred: Int
     public var devices: [DeviceCaptureStatus]
+    /// The allowed adapters BlueZ has: connections and limit of each.
+    public var adapters: [AdapterCaptureStatus]
 
     public init(bluezAvailable: Bool, bluetoothdRestarts: Int, mirrorRepairs: Int, connectedInferred: Int,
-                devices: [DeviceCaptureStatus]) {
+                devices: [DeviceCaptureStatus], adapters: [AdapterCaptureStatus] = []) {
         self.bluezAvailable = bluezAvailable
         self.bluetoothdRestarts = bluetoothdRestarts
         self.mirrorRepairs = mirrorRepairs
         self.connectedInferred = connectedInferred
         self.devices = devices
+        self.adapters = adapters
+    }
+}
+
+/// One adapter in a status snapshot: how many devices capture gives it, how many are connected, and its limit.
+public struct AdapterCaptureStatus: Sendable, Codable, Hashable {
+    /// `hci0`.
+    public var name: String
+    public var powered: Bool
+    /// Wanted devices assigned to this adapter (a running capture session each).
+    public var assigned: Int
+    /// Devices BlueZ reports connected through it (other clients' links count: they take controller slots too).
+    public var connected: Int
+    /// Most devices capture gives it: `bluetooth.adapter_connection_limit`, or what the controller's first
+    /// connection-limit answer showed, whichever is lower.
+    public var limit: Int
+    /// Whether `limit` was learned from a connection-limit answer.
+    public var limitLearned: Bool
+
+    public init(name: String, powered: Bool, assigned: Int, connected: Int, limit: Int, limitLearned: Bool = false) {
+        self.name = name
+        self.powered = powered
+        self.assigned = assigned
+        self.connected = connected
+        self.limit = limit
+        self.limitLearned = limitLearned
     }
 }

@@ -16,6 +16,8 @@ public enum DisconnectReason: Sendable, Hashable, Codable, CustomStringConvertib
     /// Its adapter was removed, or powered off.
     case adapterRemoved
     case adapterPoweredOff
+    /// The device was given to another adapter (its adapter refused it: connection limit).
+    case adapterReassigned
     /// bluetoothd left the bus.
     case bluetoothdExited
     /// The daemon lost its D-Bus connection.
@@ -34,6 +36,7 @@ public enum DisconnectReason: Sendable, Hashable, Codable, CustomStringConvertib
         ("link-lost", .linkLost), ("silent-stop", .silentStop), ("device-removed", .deviceRemoved),
         ("characteristic-removed", .characteristicRemoved), ("notify-socket-closed", .notifySocketClosed),
         ("not-allowed", .notAllowed), ("adapter-removed", .adapterRemoved), ("adapter-powered-off", .adapterPoweredOff),
+        ("adapter-reassigned", .adapterReassigned),
         ("bluetoothd-exited", .bluetoothdExited), ("bus-connection-lost", .busConnectionLost),
         ("capture-stopped", .captureStopped), ("source-ended", .sourceEnded),
     ]

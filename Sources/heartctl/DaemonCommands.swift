@@ -42,6 +42,15 @@ struct Status: AsyncParsableCommand {
                            String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped)])
             }
             print(table.rows.isEmpty ? "no sensors seen yet" : table.render())
+            if let adapters = s.capture.bluez?.adapters, !adapters.isEmpty {
+                // each sensor is captured through one adapter; LIMIT is configured, or learned from the controller
+                var slots = Table("ADAPTER", "POWERED", "ASSIGNED", "CONNECTED", "LIMIT")
+                for a in adapters {
+                    slots.add([a.name, a.powered ? "yes" : "no", String(a.assigned), String(a.connected),
+                               a.limitLearned ? "\(a.limit) (learned)" : String(a.limit)])
+                }
+                print(slots.render())
+            }
         }
     }
 }

@@ -9,6 +9,11 @@ import Testing
         #expect(abort.kind == .leConnectionAbortByLocal)
         #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "Software caused connection abort")).kind == .failed)
         #expect(BlueZError(DBusError(name: "org.bluez.Error.InProgress", message: "")).kind == .inProgress)
+        // the controller out of connections (BlueZ 5.66: EMLINK / ENOMEM texts; older: strerror) is its own kind
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-concurrent-connection-limit")).kind == .connectionLimit)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-memory-alloc")).kind == .connectionLimit)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "Too many links")).kind == .connectionLimit)
+        #expect(BlueZError(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-refused")).kind == .failed)
         #expect(BlueZError(DBusError(name: "org.bluez.Error.NotPermitted", message: "")).kind == .notPermitted)
         #expect(BlueZError(DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "")).kind == .authenticationFailed)
         #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.NoReply", message: "")).kind == .timeout)

@@ -70,12 +70,16 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
     private var runTask: Task<Void, any Error>?
     private var drainTask: Task<Void, Never>?
     let devices: [String]
+    /// More arguments for the fake (`--adapters`, `--slots`).
+    let fakeArguments: [String]
 
     /// `lines`: records every line the capture client logs (at debug level and above).
     init(devices: [String] = [addrA], known: Bool = true, policy: CapturePolicy, lines: LineRecorder? = nil,
+         fakeArguments: [String] = [],
          onEvent: (@Sendable (SourceEvent) -> Void)? = nil) async throws {
         bus = try PrivateBus()
         self.devices = devices
+        self.fakeArguments = fakeArguments
         var logger = Logger(label: "bluez-tests")
         logger.logLevel = .warning
         control = try await DBusConnection.connect(address: bus.address, logger: logger)
@@ -87,7 +91,7 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
 
     /// Starts (or restarts) the fake and waits until it owns org.bluez.
     func startFake(known: Bool = true, staleConnected: Double? = nil) async throws {
-        var args = ["--address", bus.address, "--devices", devices.joined(separator: ",")]
+        var args = ["--address", bus.address, "--devices", devices.joined(separator: ",")] + fakeArguments
         if known { args.append("--known") }
         if let staleConnected { args += ["--stale-connected", String(staleConnected)] }
         let script = try String(contentsOfFile: fakeScript, encoding: .utf8)

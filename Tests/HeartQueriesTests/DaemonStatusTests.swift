@@ -29,7 +29,10 @@ import Testing
     @Test func bluezStatusRoundTripsWithItsDocumentedShape() throws {
         let bluez = CaptureStatus(bluezAvailable: true, bluetoothdRestarts: 1, mirrorRepairs: 0, connectedInferred: 2,
                                   devices: [DeviceCaptureStatus(address: "A0:9E:1A:12:34:56", adapter: "hci0",
-                                                                state: .streaming, subscribeMode: .acquireNotify)])
+                                                                state: .streaming, subscribeMode: .acquireNotify)],
+                                  adapters: [AdapterCaptureStatus(name: "hci0", powered: true, assigned: 1, connected: 1, limit: 5),
+                                             AdapterCaptureStatus(name: "hci1", powered: true, assigned: 0, connected: 6,
+                                                                  limit: 6, limitLearned: true)])
         let status = Self.sample(capture: CaptureReport(source: .bluez, allowList: ["A0:9E:1A:12:34:56"], bluez: bluez))
         let json = JSONBridge.value(status)
         #expect(try JSONBridge.decode(DaemonStatus.self, from: json) == status)
@@ -42,6 +45,11 @@ import Testing
         #expect(json["capture"]?["allow_list"] == .array([.string("A0:9E:1A:12:34:56")]))
         #expect(json["capture"]?["connectedInferred"] == .int(2))
         #expect(json["capture"]?["devices"]?.arrayValue?.first?["subscribeMode"] == .string("acquire-notify"))
+        // Each adapter's connections and limit: capture.adapters[].
+        let adapters = json["capture"]?["adapters"]?.arrayValue ?? []
+        #expect(adapters.map { $0["name"] } == [.string("hci0"), .string("hci1")])
+        #expect(adapters.last?["connected"] == .int(6) && adapters.last?["limit"] == .int(6))
+        #expect(adapters.last?["limitLearned"] == .bool(true))
         #expect(json["devices"]?.arrayValue?.first?["lastNotification"] == .string("2027-01-15T08:00:00.250Z"))
     }
 

@@ -96,12 +96,29 @@ import Testing
         }
     }
 
+    @Test func pinsAndAdapterLimits() throws {
+        let configuration = try HeartdConfiguration.parse("""
+            [bluetooth]
+            pin = ["a0:9e:1a:12:34:56@hci1", "A0:9E:1A:12:34:57@hci0"]
+            adapter_connection_limit = 7
+            connection_limit_backoff_seconds = 10
+            """)
+        #expect(configuration.bluetooth.pins == ["A0:9E:1A:12:34:56": "hci1", "A0:9E:1A:12:34:57": "hci0"])
+        #expect(configuration.bluetooth.adapterConnectionLimit == 7)
+        #expect(configuration.bluetooth.connectionLimitBackoffSeconds == 10)
+        #expect(HeartdConfiguration().bluetooth.adapterConnectionLimit == 5)
+        #expect(try HeartdConfiguration.parse(configuration.render()) == configuration)
+    }
+
     @Test func outOfRangeValuesNameKeyAndLine() throws {
         let cases: [(String, String, Int)] = [
             ("[series]\nmax_beats = 0", "series.max_beats", 2),
             ("[bluetooth]\nsubscribe = \"poll\"", "bluetooth.subscribe", 2),
             ("[bluetooth]\nallow = [\"AA:BB\"]", "bluetooth.allow", 2),
             ("[bluetooth]\nadapters = [\"usb0\"]", "bluetooth.adapters", 2),
+            ("[bluetooth]\npin = [\"A0:9E:1A:12:34:56\"]", "bluetooth.pin", 2),
+            ("[bluetooth]\npin = [\"A0:9E:1A:12:34:56@usb1\"]", "bluetooth.pin", 2),
+            ("[bluetooth]\nadapter_connection_limit = 0", "bluetooth.adapter_connection_limit", 2),
             ("[store]\npath = \"relative.sqlite\"", "store.path", 2),
             ("[control]\nmax_line_bytes = 10", "control.max_line_bytes", 2),
             ("[control]\ngroup = \"bad group\"", "control.group", 2),

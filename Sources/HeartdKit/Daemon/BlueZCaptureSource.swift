@@ -27,10 +27,13 @@ enum BlueZCaptureFactory {
         let file = AllowListFile(storePath: configuration.store.path)
         let allowList = AllowListFile.effective(configured: configuration.bluetooth.allow, file.load())
         let b = configuration.bluetooth
-        let policy = CapturePolicy(
+        var policy = CapturePolicy(
             adapters: Set(b.adapters), allowList: allowList, autoHeartRate: b.autoHeartRate,
             subscribeMode: b.subscribe,
             silentStopTimeout: b.silentStopSeconds, backoffMaximum: b.reconnectMaxSeconds, readBatching: batching)
+        policy.pins = b.pins
+        policy.adapterConnectionLimit = b.adapterConnectionLimit
+        policy.connectionLimitBackoff = b.connectionLimitBackoffSeconds
         if allowList.isEmpty && !b.autoHeartRate {
             logger.warning("no device to capture: the allow-list is empty and auto_heart_rate is off (heartctl allow ADDRESS, or bluetooth.allow in the configuration)")
         }

@@ -17,11 +17,17 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
                                    after a restart, in the lab)
   SetPowered(b)                    adapter power (off drops every link)
   SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
+  SetNamedAdapterPresent(s name, b)  the same for one adapter of several (--adapters)
   Battery(s addr, y percent)       set 2A19 and notify it
+  (--adapters hci0,hci1,...: several controllers that all see every device, each device once per adapter, like
+   bluetoothd; --slots N: an adapter refuses an (N+1)th connection with org.bluez.Error.Failed
+   "le-connection-concurrent-connection-limit", what bluetoothd 5.66 answers when the kernel reports EMLINK.
+   Notify/Stream go to every adapter the sensor is connected through, like a sensor linked to two centrals.)
   (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
    like bluetoothd after a restart)
   Stats(s addr) -> a{si}           counters: connect, disconnect, start_notify, stop_notify, acquire_notify,
-                                   start_notify_battery, subscribed, fd_open, discovery_starts, discovering
+                                   start_notify_battery, subscribed, fd_open, discovery_starts, discovering,
+                                   links (adapters connected now), max_links (most at once), sent (Stream values)
 """
 import argparse, ctypes, os, signal, socket, sys
 import dbus, dbus.lowlevel, dbus.mainloop.glib, dbus.service
@@ -104,9 +110,9 @@ class Root(dbus.service.Object):
         pass
 
 class Adapter(Obj):
-    def __init__(self, fake, name):
+    def __init__(self, fake, name, index=0):
         Obj.__init__(self, fake, "/org/bluez/" + name, ADAPTER, {
-            "Address": "00:1A:7D:DA:71:13", "Name": "fakehost", "Alias": "fakehost",
+            "Address": "00:1A:7D:DA:71:%02X" % (0x13 + index), "Name": "fakehost", "Alias": "fakehost",
             "Powered": dbus.Boolean(True), "Discovering": dbus.Boolean(False),
             "Roles": dbus.Array(["central"], signature="s")})
         self.filter = None
@@ -122,7 +128,7 @@ class Adapter(Obj):
         self.fake.counters["discovery_starts"] += 1
         if not self.props["Discovering"]:
             self.set(Discovering=dbus.Boolean(True))
-        GLib.timeout_add(50, self.fake.advertise_all)
+        GLib.timeout_add(50, lambda: self.fake.advertise_all(self))
 
     @dbus.service.method(ADAPTER)
     def StopDiscovery(self):
@@ -138,7 +144,7 @@ class Device(Obj):
             "Connected": dbus.Boolean(False), "ServicesResolved": dbus.Boolean(False), "RSSI": dbus.Int16(-60),
             "UUIDs": dbus.Array([uuid16(0x180d), uuid16(0x180a), uuid16(0x180f)], signature="s"),
             "Adapter": dbus.ObjectPath(adapter.path)})
-        self.addr, self.index = addr, index
+        self.addr, self.index, self.adapter = addr, index, adapter
         self.c = dict(connect=0, disconnect=0, start_notify=0, stop_notify=0, acquire_notify=0, start_notify_battery=0)
         self.connect_failures = []  # (name, message)
         self.acquire_busy = False
@@ -189,14 +195,19 @@ class Device(Obj):
         if self.connect_failures:
             name, message = self.connect_failures.pop(0)
             raise BzError(name, message)
-        if not self.fake.adapter.props["Powered"]:
+        if not self.adapter.props["Powered"]:
             raise BzError("org.bluez.Error.NotReady", "Resource Not Ready")
         if self.props["Connected"]:
             raise BzError("org.bluez.Error.AlreadyConnected", "Already Connected")
+        if self.fake.slots and self.fake.connected_on(self.adapter) >= self.fake.slots:
+            self.fake.counters["limit_refusals"] += 1
+            raise BzError("org.bluez.Error.Failed", "le-connection-concurrent-connection-limit")
         if self.silent_connected:
             self.props["Connected"] = dbus.Boolean(True)  # GetManagedObjects says so; no signal says so
         else:
             self.set(Connected=dbus.Boolean(True))
+        links = len(self.fake.links(self.addr))
+        self.fake.max_links[self.addr] = max(self.fake.max_links.get(self.addr, 0), links)
         late = [o for o in self.gatt if o in self.dis] if self.late_dis_ms else []
         for o in self.gatt:
             if o not in late:
@@ -330,23 +341,30 @@ class Control(dbus.service.Object):
         dbus.service.Object.__init__(self, fake.bus, "/org/heartd/fake")
 
     def dev(self, addr):
-        return self.fake.devices[str(addr)]
+        """The instance the sensor is connected through (the first adapter's if none)."""
+        links = self.fake.links(str(addr))
+        return links[0] if links else self.fake.devices[str(addr)]
+
+    def send(self, addr, payload):
+        for d in self.fake.links(str(addr)) or [self.fake.devices[str(addr)]]:
+            d.hrm.notify(payload)
 
     @dbus.service.method(CTL, in_signature="say")
     def Notify(self, addr, payload):
-        self.dev(addr).hrm.notify(bytes(payload))
+        self.send(addr, bytes(payload))
 
     @dbus.service.method(CTL, in_signature="sdu")
     def Stream(self, addr, rate, count):
         """count notifications (6-byte payloads like a strap at rest) paced at rate/s, with catch-up."""
-        d = self.dev(addr)
         st = {"sent": 0, "t0": GLib.get_monotonic_time() / 1e6}
+        self.fake.sent[str(addr)] = 0
         def tick():
             due = min(int(count), int((GLib.get_monotonic_time() / 1e6 - st["t0"]) * rate) + 1)
             while st["sent"] < due:
                 i = st["sent"]
-                d.hrm.notify(bytes([0x16, 60 + i % 40, 0x00, 0x04, 0x10, 0x04]))
+                self.send(addr, bytes([0x16, 60 + i % 40, 0x00, 0x04, 0x10, 0x04]))
                 st["sent"] += 1
+                self.fake.sent[str(addr)] = st["sent"]
             return st["sent"] < int(count)
         GLib.timeout_add(max(1, int(1000 / rate)), tick)
 
@@ -394,16 +412,22 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="b")
     def SetAdapterPresent(self, present):
         """False: the controller is unplugged (devices and adapter removed); True: plugged back."""
-        a = self.fake.adapter
+        self.SetNamedAdapterPresent(self.fake.adapter.path.split("/")[-1], present)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def SetNamedAdapterPresent(self, name, present):
+        a = self.fake.adapters[str(name)]
+        devices = [d for d in self.fake.instances() if d.adapter is a]
         if not present:
-            for d in self.fake.devices.values():
+            for d in devices:
                 d.drop()
                 d.unexport()
             a.unexport()
+            a.props["Discovering"] = dbus.Boolean(False)
         else:
             a.props["Powered"] = dbus.Boolean(True)
             a.export()
-            for d in self.fake.devices.values():
+            for d in devices:
                 d.export()
 
     @dbus.service.method(CTL, in_signature="sy")
@@ -418,20 +442,31 @@ class Control(dbus.service.Object):
         out["fd_open"] = 1 if d.hrm.sock is not None else 0
         out["discovery_starts"] = self.fake.counters["discovery_starts"]
         out["discovering"] = 1 if self.fake.adapter.props["Discovering"] else 0
+        out["links"] = len(self.fake.links(str(addr)))
+        out["max_links"] = self.fake.max_links.get(str(addr), 0)
+        out["sent"] = self.fake.sent.get(str(addr), 0)
+        out["limit_refusals"] = self.fake.counters["limit_refusals"]
         return dbus.Dictionary(out, signature="si")
 
 class Fake:
     def __init__(self, args):
         self.bus = dbus.bus.BusConnection(args.address)
-        self.counters = {"discovery_starts": 0}
+        self.counters = {"discovery_starts": 0, "limit_refusals": 0}
+        self.slots = args.slots
+        self.max_links, self.sent = {}, {}
         self.root = Root(self)
-        self.adapter = Adapter(self, args.adapter)
-        self.devices = {}
-        for i, a in enumerate(filter(None, args.devices.split(","))):
-            self.devices[a] = Device(self, self.adapter, a, i + 1)
-        self.adapter.export(announce=False)
+        names = [n for n in (args.adapters or args.adapter).split(",") if n]
+        self.adapters = {n: Adapter(self, n, i) for i, n in enumerate(names)}
+        self.adapter = self.adapters[names[0]]
+        self.per_adapter = {}  # adapter name -> {addr: Device}
+        for n, ad in self.adapters.items():
+            self.per_adapter[n] = {a: Device(self, ad, a, i + 1)
+                                   for i, a in enumerate(filter(None, args.devices.split(",")))}
+        self.devices = self.per_adapter[names[0]]
+        for ad in self.adapters.values():
+            ad.export(announce=False)
         if args.known or args.stale_connected:
-            for d in self.devices.values():
+            for d in self.instances():
                 d.export(announce=False)
         if args.stale_connected:
             # What bluetoothd 5.66 does after a restart (lab): the device comes back Connected=true,
@@ -442,17 +477,28 @@ class Fake:
         self.control = Control(self)
         self.name = dbus.service.BusName("org.bluez", self.bus, do_not_queue=True)
 
+    def instances(self):
+        return [d for devs in self.per_adapter.values() for d in devs.values()]
+
+    def links(self, addr):
+        """The instances of a sensor that are connected (one per adapter it is linked through)."""
+        return [devs[addr] for devs in self.per_adapter.values() if addr in devs and devs[addr].props["Connected"]]
+
+    def connected_on(self, adapter):
+        return sum(1 for d in self.instances() if d.adapter is adapter and d.props["Connected"])
+
     def all_objects(self):
-        out = [self.adapter]
-        for d in self.devices.values():
+        out = list(self.adapters.values())
+        for d in self.instances():
             out.append(d)
             out.extend(d.gatt)
         return out
 
-    def advertise_all(self):
-        if self.adapter.props["Discovering"]:
-            for d in self.devices.values():
-                d.export()
+    def advertise_all(self, adapter):
+        if adapter.exported and adapter.props["Discovering"]:
+            for d in self.instances():
+                if d.adapter is adapter:
+                    d.export()
         return False
 
 def main():
@@ -460,6 +506,8 @@ def main():
     ap.add_argument("--address", required=True)
     ap.add_argument("--devices", default="A0:9E:1A:7C:00:01")
     ap.add_argument("--adapter", default="hci0")
+    ap.add_argument("--adapters", default="", help="several adapters, comma-separated (overrides --adapter)")
+    ap.add_argument("--slots", type=int, default=0, help="connections per adapter (0: no limit)")
     ap.add_argument("--known", action="store_true", help="devices exist at start (no discovery needed)")
     ap.add_argument("--stale-connected", type=float, default=0,
                     help="export devices Connected=true but unresolved, drop to false after this many s")
