@@ -57,6 +57,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var group = "heartd"
         /// Group whose members may use admin methods besides root. Empty: root only.
         public var adminGroup = ""
+        /// Group whose members may start and stop sessions besides root and admins. Empty: the members of `group`.
+        public var sessionGroup = ""
         public var maxClients = 64
         public var maxLineBytes = 65536
     }

@@ -71,6 +71,7 @@ enum ConfigurationSchema {
         },
         string("control", "group", \.control.group) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
         string("control", "admin_group", \.control.adminGroup) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
+        string("control", "session_group", \.control.sessionGroup) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
         integer("control", "max_clients", \.control.maxClients, 1...4096),
         integer("control", "max_line_bytes", \.control.maxLineBytes, 1024...(16 * 1024 * 1024)),
 

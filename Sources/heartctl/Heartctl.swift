@@ -14,6 +14,7 @@ struct Heartctl: AsyncParsableCommand {
         version: HeartdVersion.string,
         subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
                       Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
+                      SessionCommand.self, Sessions.self,
                       Decode.self])
 }
 
@@ -39,6 +40,8 @@ enum HeartctlMain {
 
     /// Lets the global options come before the subcommand (`heartctl --db x.sqlite series`) by moving them
     /// behind it, where ArgumentParser looks for them.
+    static let groups: Set<String> = ["session"]
+
     static func moveGlobalOptions(_ args: [String]) -> [String] {
         var leading: [String] = [], i = 0
         while i < args.count {
@@ -54,6 +57,8 @@ enum HeartctlMain {
             }
         }
         guard !leading.isEmpty, i < args.count else { return args }
-        return [args[i]] + leading + args[(i + 1)...]
+        // A command group (`session start`): behind its subcommand.
+        let command = groups.contains(args[i]) && i + 1 < args.count ? 2 : 1
+        return Array(args[i..<(i + command)]) + leading + args[(i + command)...]
     }
 }
