@@ -25,6 +25,14 @@ struct DaemonSessionTests {
         throw DaemonProcess.Failure(description: "no heartbeat series stored after \(date)")
     }
 
+    /// The heartbeat series stored between `from` and `to`, as (start, end, session tag).
+    func seriesTags(_ client: RawControlClient, from: String, to: String) throws -> [(start: String, end: String, tag: String?)] {
+        let r = try client.callObject("series", ["type": "heartbeat", "from": from, "to": to])
+        return (r["samples"] as? [[String: Any]] ?? []).map {
+            ($0["start"] as? String ?? "", $0["end"] as? String ?? "", ($0["metadata"] as? [String: Any])?["HeartdSession"] as? String)
+        }
+    }
+
     @Test("start → beats → stop: the statistics are stored; stop without a session is not-found", .timeLimit(.minutes(2)))
     func startStopStoresStatistics() throws {
         let dir = try TestDirectory("session")
@@ -53,6 +61,14 @@ struct DaemonSessionTests {
         #expect(final["end"] is String)
         #expect((stats["beats"] as? Int ?? 0) > 0, "\(final)")
         #expect(stats["heartRateAverage"] is Double && stats["durationSeconds"] is Double, "\(final)")
+        // Every series inside the session carries its UUID; none straddles its start or end.
+        let start = final["start"] as? String ?? "", end = final["end"] as? String ?? ""
+        let series = try seriesTags(client, from: start, to: end)
+        #expect(!series.isEmpty)
+        for s in series {
+            let inside = s.start >= start && s.end <= end
+            #expect(inside && s.tag == uuid, "series \(s) in session \(start) – \(end)")
+        }
         let listed = try heartctl(daemon, ["sessions", "--label", "block A"])
         #expect(listed.status == 0 && listed.out.contains(uuid), "\(listed)")
         let active = try client.callObject("sessions", ["active": true])
@@ -110,6 +126,9 @@ struct DaemonSessionTests {
         try waitForSeries(client, after: s["start"] as? String ?? "")
         let stopped = try client.callObject("session.stop", ["uuid": uuid])
         #expect(((stopped["statistics"] as? [String: Any])?["beats"] as? Int ?? 0) > 0, "\(stopped)")
+        // After the restarts the session kept tagging: the last series before the stop carries it.
+        let tagged = try seriesTags(client, from: s["start"] as? String ?? "", to: stopped["end"] as? String ?? "")
+        #expect(tagged.last?.tag == uuid, "\(tagged)")
         #expect(try integrityCheck(db) == "ok")
     }
 }
