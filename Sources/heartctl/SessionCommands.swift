@@ -2,6 +2,16 @@ import ArgumentParser
 import Control
 import Foundation
 
+/// `KEY=VALUE` options (validated to contain `=`) as a JSON object of strings.
+func metaObject(_ meta: [String]) -> JSONValue {
+    var object: [String: JSONValue] = [:]
+    for m in meta {
+        let parts = m.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        object[String(parts[0])] = .string(parts.count > 1 ? String(parts[1]) : "")
+    }
+    return .object(object)
+}
+
 /// `heartctl session start|stop|show`: mark what a stretch of heart data was (docs/DATA-MODEL.md, Sessions).
 struct SessionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,12 +36,7 @@ struct SessionStart: AsyncParsableCommand {
         try await runReporting {
             var p: [String: JSONValue] = ["devices": .array(device.map { .string($0) })]
             if let label { p["label"] = .string(label) }
-            var metadata: [String: JSONValue] = [:]
-            for m in meta {
-                let parts = m.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                metadata[String(parts[0])] = .string(String(parts[1]))
-            }
-            p["metadata"] = .object(metadata)
+            p["metadata"] = metaObject(meta)
             let r = try await global.transport().call("session.start", p)
             if global.json { return printJSON(r) }
             print(r["uuid"]?.stringValue ?? "-")

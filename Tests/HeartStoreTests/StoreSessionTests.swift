@@ -82,6 +82,20 @@ import Testing
         #expect(one.added.count + one.deleted.count + one.sessions.count == 1)
     }
 
+    @Test func samplesFilterByMetadataLikeHealthKitsMetadataPredicate() throws {
+        let db = try HeartDatabase.inMemory()
+        let session = UUID().uuidString
+        let inside = Fixtures.heartRateSample(count: 5, metadata: [MetadataKey.session: session, "odd \"key\"": "1"])
+        let outside = Fixtures.heartRateSample(start: Fixtures.start.addingTimeInterval(10), count: 5,
+                                               metadata: [MetadataKey.session: UUID().uuidString])
+        let untagged = Fixtures.heartbeatSample(count: 5)
+        try db.save([inside, outside, untagged])
+        #expect(try db.samples(metadata: [MetadataKey.session: session]).map(\.uuid) == [inside.uuid])
+        #expect(try db.samples(metadata: [MetadataKey.session: session, "odd \"key\"": "1"]).map(\.uuid) == [inside.uuid])
+        #expect(try db.samples(metadata: [MetadataKey.session: session, "odd \"key\"": "2"]).isEmpty)
+        #expect(try db.samples().count == 3)
+    }
+
     @Test func aHigherSyncVersionReplacesASession() throws {
         let db = try HeartDatabase.inMemory()
         func synced(_ v: String?) -> Session {

@@ -69,6 +69,11 @@ struct DaemonSessionTests {
             let inside = s.start >= start && s.end <= end
             #expect(inside && s.tag == uuid, "series \(s) in session \(start) – \(end)")
         }
+        let bySession = try heartctl(daemon, ["--json", "series", "--type", "heartbeat", "--session", uuid])
+        let listedSeries = (try JSONSerialization.jsonObject(with: Data(bySession.out.utf8)) as? [String: Any])?["samples"] as? [Any]
+        #expect(bySession.status == 0 && listedSeries?.count == series.count, "\(bySession)")
+        let byMeta = try heartctl(daemon, ["--json", "series", "--meta", "HeartdSessionLabel=block A"])
+        #expect(byMeta.status == 0 && byMeta.out.contains(uuid) && !byMeta.out.contains("\"HeartdSessionLabel\":\"other"), "\(byMeta)")
         let listed = try heartctl(daemon, ["sessions", "--label", "block A"])
         #expect(listed.status == 0 && listed.out.contains(uuid), "\(listed)")
         let active = try client.callObject("sessions", ["active": true])

@@ -28,14 +28,7 @@ extension StoreQueries {
             }
             return address
         }
-        var metadata: Metadata = [:]
-        if let object = p.params["metadata"], !object.isNull {
-            guard let members = object.objectValue else { throw ControlError(.invalidParams, "'metadata' must be an object") }
-            for (key, value) in members {
-                guard let s = value.stringValue else { throw ControlError(.invalidParams, "'metadata.\(key)' must be a string") }
-                metadata[key] = s
-            }
-        }
+        let metadata = try p.stringObject("metadata")
         let uuid: UUID = p.params["uuid"] == nil ? UUID() : try p.uuid()
         let session = Session(uuid: uuid, label: try p.string("label"), start: try p.date("start") ?? p.now,
                               devices: devices, metadata: metadata)
@@ -83,6 +76,25 @@ extension StoreQueries {
 }
 
 extension QueryParameters {
+    /// An object of strings (metadata); empty when absent.
+    func stringObject(_ key: String) throws(ControlError) -> Metadata {
+        guard let object = params[key], !object.isNull else { return [:] }
+        guard let members = object.objectValue else { throw ControlError(.invalidParams, "'\(key)' must be an object") }
+        var result: Metadata = [:]
+        for (name, value) in members {
+            guard let s = value.stringValue else { throw ControlError(.invalidParams, "'\(key).\(name)' must be a string") }
+            result[name] = s
+        }
+        return result
+    }
+
+    /// `metadata` (an object of strings) plus `session` (a UUID: its series carry `HeartdSession`).
+    func metadataFilter() throws(ControlError) -> Metadata {
+        var filter = try stringObject("metadata")
+        if params["session"] != nil { filter[MetadataKey.session] = try uuid("session").uuidString }
+        return filter
+    }
+
     /// An array of strings; empty when absent.
     func stringArray(_ key: String) throws(ControlError) -> [String] {
         guard let v = params[key], !v.isNull else { return [] }

@@ -50,7 +50,8 @@ public struct StoreQueries: Sendable {
 
     func series(_ p: QueryParameters) throws -> JSONValue {
         let list = try database.samples(type: try p.typeIdentifier(), device: try p.string("device"),
-                                        from: try p.date("from"), to: try p.date("to"), limit: try p.int("limit") ?? 1000,
+                                        from: try p.date("from"), to: try p.date("to"),
+                                        metadata: try p.metadataFilter(), limit: try p.int("limit") ?? 1000,
                                         newestFirst: try p.string("order") == "newest")
         return JSONBridge.value(["samples": list])
     }
