@@ -38,6 +38,9 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var maxBeats = 1000
         /// Longest span of one series before rotating.
         public var maxDurationSeconds: Double = 3600
+        /// Whether a clean stop (SIGTERM, SIGINT) ends the active sessions. Default: they stay active across a
+        /// restart (a crash never ends them).
+        public var endSessionsOnShutdown = false
         /// No beats for this long → the open series is finished.
         public var idleTimeoutSeconds: Double = 30
         /// Notifications stopping longer than this → next beat is `precededByGap`.

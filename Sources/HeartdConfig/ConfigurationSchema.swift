@@ -59,6 +59,7 @@ enum ConfigurationSchema {
 
         integer("series", "max_beats", \.series.maxBeats, 1...1_000_000),
         seconds("series", "max_duration_seconds", \.series.maxDurationSeconds, 1...86400),
+        bool("series", "end_sessions_on_shutdown", \.series.endSessionsOnShutdown),
         seconds("series", "idle_timeout_seconds", \.series.idleTimeoutSeconds, 1...86400),
         seconds("series", "gap_threshold_seconds", \.series.gapThresholdSeconds, 0.1...3600),
         seconds("series", "clock_tolerance_seconds", \.series.clockToleranceSeconds, 0.01...3600),

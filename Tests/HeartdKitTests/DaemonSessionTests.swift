@@ -136,4 +136,20 @@ struct DaemonSessionTests {
         #expect(tagged.last?.tag == uuid, "\(tagged)")
         #expect(try integrityCheck(db) == "ok")
     }
+
+    @Test("with series.end_sessions_on_shutdown a SIGTERM ends the active sessions", .timeLimit(.minutes(2)))
+    func sigtermEndsSessionsWhenConfigured() throws {
+        let dir = try TestDirectory("session-term")
+        defer { dir.remove() }
+        let db = dir.file("heart.db")
+        let configured = settings + ["series.end_sessions_on_shutdown=true"]
+        let first = try DaemonProcess(dir: dir, db: db, speed: 1, settings: configured, logSuffix: "-1")
+        let s = try first.client().callObject("session.start", ["label": "class"])
+        try waitForSeries(try first.client(), after: s["start"] as? String ?? "")
+        first.stop()
+        let second = try DaemonProcess(dir: dir, db: db, speed: 1, settings: configured, logSuffix: "-2")
+        let ended = try second.client().callObject("session.show", ["uuid": s["uuid"] as? String ?? ""])
+        #expect(ended["end"] is String, "\(ended)")
+        #expect(((ended["statistics"] as? [String: Any])?["beats"] as? Int ?? 0) > 0, "\(ended)")
+    }
 }

@@ -89,6 +89,8 @@ public struct Daemon: Sendable {
         }
         defer { stopper.cancel() }
         try await group.run()
+        // The open series are saved (IngestService drained the store writer): their statistics are complete.
+        if configuration.series.endSessionsOnShutdown { endActiveSessions(database: database, logger: logger) }
         hub.finishAll()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")
