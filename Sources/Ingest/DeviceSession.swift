@@ -298,7 +298,8 @@ struct DeviceSession: Sendable {
 extension DeviceSession {
     /// The device's series now belong to the session these tags name (`MetadataKey.session`/`sessionLabel`; empty:
     /// none). On a change the open series finish (`FinishReason.session`) and the beat chain continues, so no beat is
-    /// lost and the next one is not flagged: every series lies wholly inside or outside a session.
+    /// lost and the next one is not flagged: every series belongs to at most one session (its first beats may have
+    /// occurred up to one notification before the change: RR intervals arrive after their beats).
     mutating func setSessionTags(_ tags: Metadata, at: Timestamp, effects: inout SessionEffects) {
         guard tags != sessionTags else { return }
         finish(.session, at: effective(at), effects: &effects)
