@@ -30,9 +30,10 @@ public final class ControlServer: @unchecked Sendable {
     public init(configuration: ControlServerConfiguration, handler: any ControlHandler, logger: Logger) throws(ControlSocketError) {
         let readGroup = try configuration.group.map { name throws(ControlSocketError) in try GroupIdentity.resolve(name) }
         let adminGroup = try configuration.adminGroup.map { name throws(ControlSocketError) in try GroupIdentity.resolve(name) }
+        let sessionGroup = try configuration.sessionGroup.map { name throws(ControlSocketError) in try GroupIdentity.resolve(name) }
         self.configuration = configuration
         self.handler = handler
-        self.policy = AccessPolicy(readGroup: readGroup, adminGroup: adminGroup)
+        self.policy = AccessPolicy(readGroup: readGroup, adminGroup: adminGroup, sessionGroup: sessionGroup)
         self.logger = logger
         self.listenFD = try Self.bindSocket(configuration, group: readGroup)
     }

@@ -8,6 +8,8 @@ public struct ControlServerConfiguration: Sendable, Hashable {
     public var group: String?
     /// Group whose members may call `admin` methods (besides root). `nil`: root only.
     public var adminGroup: String?
+    /// Group whose members may start and stop sessions (besides root and admins). `nil`: the read group.
+    public var sessionGroup: String?
     /// Socket file mode (default 0660: owner and group only).
     public var mode: UInt32
     /// Maximum concurrently connected clients; further clients get `too-many-clients` and are closed.
@@ -23,6 +25,7 @@ public struct ControlServerConfiguration: Sendable, Hashable {
         path: String,
         group: String? = nil,
         adminGroup: String? = nil,
+        sessionGroup: String? = nil,
         mode: UInt32 = 0o660,
         maxClients: Int = 64,
         maxLineBytes: Int = 64 * 1024,
@@ -32,6 +35,7 @@ public struct ControlServerConfiguration: Sendable, Hashable {
         self.path = path
         self.group = group
         self.adminGroup = adminGroup
+        self.sessionGroup = sessionGroup
         self.mode = mode
         self.maxClients = maxClients
         self.maxLineBytes = maxLineBytes

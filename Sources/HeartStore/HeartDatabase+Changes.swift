@@ -15,14 +15,38 @@ extension HeartDatabase {
         }
     }
 
-    /// Samples added and deleted after `anchor`, at most `limit` changes in all, oldest first, with the anchor
+    /// Samples added and deleted and sessions started or stopped after `anchor`, at most `limit` changes in all, oldest first, with the anchor
     /// to pass next time. Pass 0 the first time. When fewer than `limit` changes are returned, the new anchor
     /// is the current one, so a client that is caught up stays caught up.
     public func changes(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> SampleChanges {
-        try read { db in
-            let page = try ChangePage(since: anchor, limit: limit, columns: SampleRecord.summaryColumns, in: db)
-            return SampleChanges(added: try Self.summaries(page.added, in: db), deleted: page.deleted.map(\.uuid),
-                                 anchor: page.anchor)
+        let limit = max(limit, 1)
+        return try read { db in
+            let added = try SampleRecord.fetchAll(
+                db, sql: "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE anchor > ? ORDER BY anchor LIMIT ?",
+                arguments: [anchor, limit])
+            let deleted = try TombstoneRecord.fetchAll(
+                db, sql: "SELECT * FROM tombstones WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit])
+            let sessions: [Session] = try db.tableExists("sessions") ? try SessionRecord.fetchAll(
+                db, sql: "SELECT * FROM sessions WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit]
+            ).map(\.session) : []
+            // Merge the three by anchor and keep the first `limit` changes.
+            enum Change { case added(SampleRecord), deleted(UUID), session(Session) }
+            let merged = (added.map { ($0.anchor, Change.added($0)) } + deleted.map { ($0.anchor, Change.deleted($0.uuid)) }
+                + sessions.map { ($0.anchor ?? 0, Change.session($0)) }).sorted { $0.0 < $1.0 }
+            let taken = merged.prefix(limit)
+            var takenAdded: [SampleRecord] = [], takenDeleted: [UUID] = [], takenSessions: [Session] = []
+            for (_, change) in taken {
+                switch change {
+                case .added(let r): takenAdded.append(r)
+                case .deleted(let uuid): takenDeleted.append(uuid)
+                case .session(let session): takenSessions.append(session)
+                }
+            }
+            let complete = merged.count == taken.count && added.count < limit && deleted.count < limit
+                && sessions.count < limit
+            let newAnchor = complete ? max(anchor, try AnchorSequence.current(db)) : (taken.last?.0 ?? anchor)
+            return SampleChanges(added: try Self.summaries(takenAdded, in: db), deleted: takenDeleted,
+                                 sessions: takenSessions, anchor: newAnchor)
         }
     }
 }

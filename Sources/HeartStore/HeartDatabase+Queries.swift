@@ -5,11 +5,19 @@ import HealthModel
 extension HeartDatabase {
     /// Summaries of the samples that overlap `[from, to)` (an instant sample at `from` counts), ordered by start
     /// (latest first with `newestFirst`, so `limit` keeps the most recent ones).
-    /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address.
+    /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address, `metadata` keys and values
+    /// a sample's own metadata must hold (HealthKit's `predicateForObjects(withMetadataKey:allowedValues:)`, all of
+    /// them; e.g. `HeartdSession` = a session's UUID).
     public func samples(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
-                        limit: Int? = nil, newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
+                        metadata: Metadata = [:], limit: Int? = nil,
+                        newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
         try read { db in
-            guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, in: db) else { return [] }
+            guard var filter = try RangeFilter(type: type, device: device, from: from, to: to, in: db) else { return [] }
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                // json_each rather than a JSON path: any key works, quotes and dots included.
+                filter.sql += " AND EXISTS (SELECT 1 FROM json_each(samples.metadata) WHERE key = ? AND value = ?)"
+                filter.arguments += [key, value]
+            }
             var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) "
                 + (newestFirst ? "ORDER BY startDate DESC" : "ORDER BY startDate")
             var arguments = filter.arguments

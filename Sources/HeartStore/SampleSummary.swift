@@ -50,14 +50,17 @@ public struct SampleSummary: Sendable, Hashable, Codable, Identifiable {
 public struct SampleChanges: Sendable, Hashable, Codable {
     /// Samples saved after the anchor and not deleted since, in anchor order.
     public var added: [SampleSummary]
-    /// Samples deleted after the anchor, in anchor order.
+    /// Samples and sessions deleted after the anchor, in anchor order.
     public var deleted: [UUID]
+    /// Sessions started or stopped after the anchor (their state now), in anchor order.
+    public var sessions: [Session]
     /// Pass this to the next query. Opaque, but it only ever grows.
     public var anchor: Int64
 
-    public init(added: [SampleSummary], deleted: [UUID], anchor: Int64) {
+    public init(added: [SampleSummary], deleted: [UUID], sessions: [Session] = [], anchor: Int64) {
         self.added = added
         self.deleted = deleted
+        self.sessions = sessions
         self.anchor = anchor
     }
 }

@@ -87,6 +87,24 @@ enum Schema {
                 t.add(column: "inheritsDeviceMetadata", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v3-sessions") { db in
+            // Sessions (HKWorkout): active while endDate is NULL; statistics (JSON) written when they end.
+            try db.create(table: "sessions") { t in
+                t.primaryKey("uuid", .blob)
+                t.column("label", .text)
+                t.column("startDate", .double).notNull()
+                t.column("endDate", .double)
+                t.column("devices", .text).notNull() // JSON array of Bluetooth addresses; [] = every sensor
+                t.column("metadata", .text)
+                t.column("syncIdentifier", .text)
+                t.column("syncVersion", .integer)
+                t.column("statistics", .text) // SessionStatistics JSON, NULL while active
+                t.column("anchor", .integer).notNull().unique() // the anchor of its latest save
+            }
+            try db.create(index: "sessions_start", on: "sessions", columns: ["startDate"])
+            try db.create(index: "sessions_active", on: "sessions", columns: ["startDate"],
+                          condition: Column("endDate") == nil)
+        }
         return migrator
     }
 

@@ -5,6 +5,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// The sample, device or checkpoint does not exist.
         case notFound
+        /// The change contradicts what is stored: a session UUID already used, a session already ended.
+        case conflict
         /// A stored series blob, JSON column or type identifier cannot be decoded.
         case corruptBlob
         /// A sample cannot be encoded (non-finite or out-of-order offsets).

@@ -52,6 +52,9 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var maxBeats = 1000
         /// Longest span of one series before rotating.
         public var maxDurationSeconds: Double = 3600
+        /// Whether a clean stop (SIGTERM, SIGINT) ends the active sessions. Default: they stay active across a
+        /// restart (a crash never ends them).
+        public var endSessionsOnShutdown = false
         /// No beats for this long → the open series is finished.
         public var idleTimeoutSeconds: Double = 30
         /// Notifications stopping longer than this → next beat is `precededByGap`.
@@ -71,6 +74,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var group = "heartd"
         /// Group whose members may use admin methods besides root. Empty: root only.
         public var adminGroup = ""
+        /// Group whose members may start and stop sessions besides root and admins. Empty: the members of `group`.
+        public var sessionGroup = ""
         public var maxClients = 64
         public var maxLineBytes = 65536
     }

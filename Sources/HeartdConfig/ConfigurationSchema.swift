@@ -66,6 +66,7 @@ enum ConfigurationSchema {
 
         integer("series", "max_beats", \.series.maxBeats, 1...1_000_000),
         seconds("series", "max_duration_seconds", \.series.maxDurationSeconds, 1...86400),
+        bool("series", "end_sessions_on_shutdown", \.series.endSessionsOnShutdown),
         seconds("series", "idle_timeout_seconds", \.series.idleTimeoutSeconds, 1...86400),
         seconds("series", "gap_threshold_seconds", \.series.gapThresholdSeconds, 0.1...3600),
         seconds("series", "clock_tolerance_seconds", \.series.clockToleranceSeconds, 0.01...3600),
@@ -78,6 +79,7 @@ enum ConfigurationSchema {
         },
         string("control", "group", \.control.group) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
         string("control", "admin_group", \.control.adminGroup) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
+        string("control", "session_group", \.control.sessionGroup) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
         integer("control", "max_clients", \.control.maxClients, 1...4096),
         integer("control", "max_line_bytes", \.control.maxLineBytes, 1024...(16 * 1024 * 1024)),
 

@@ -10,6 +10,7 @@ extension HeartdConfiguration {
             path: controlSocketPath(environment: environment),
             group: control.group.isEmpty ? nil : control.group,
             adminGroup: control.adminGroup.isEmpty ? nil : control.adminGroup,
+            sessionGroup: control.sessionGroup.isEmpty ? nil : control.sessionGroup,
             maxClients: control.maxClients,
             maxLineBytes: control.maxLineBytes
         )

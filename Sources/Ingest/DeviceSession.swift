@@ -25,7 +25,7 @@ struct DeviceSession: Sendable {
 
     private(set) var connected = false
     private(set) var device: DeviceInfo {
-        didSet { deviceSampleMetadata = Self.sampleMetadata(device) }
+        didSet { deviceSampleMetadata = Self.sampleMetadata(device).merging(sessionTags) { _, tag in tag } }
     }
     private(set) var counters = IngestCounters()
     private(set) var seriesFinished = 0
@@ -57,6 +57,8 @@ struct DeviceSession: Sendable {
     /// Metadata every sample of the device carries, kept up to date with `device` (built once per change, not
     /// once per value).
     private var deviceSampleMetadata: Metadata = [:]
+    /// The tags of the session the device's series belong to (`setSessionTags`).
+    private var sessionTags: Metadata = [:]
 
     private static func sampleMetadata(_ device: DeviceInfo) -> Metadata {
         var meta: Metadata = [:]
@@ -331,6 +333,17 @@ struct DeviceSession: Sendable {
 }
 
 extension DeviceSession {
+    /// The device's series now belong to the session these tags name (`MetadataKey.session`/`sessionLabel`; empty:
+    /// none). On a change the open series finish (`FinishReason.session`) and the beat chain continues, so no beat is
+    /// lost and the next one is not flagged: every series belongs to at most one session (its first beats may have
+    /// occurred up to one notification before the change: RR intervals arrive after their beats).
+    mutating func setSessionTags(_ tags: Metadata, at: Timestamp, effects: inout SessionEffects) {
+        guard tags != sessionTags else { return }
+        finish(.session, at: effective(at), effects: &effects)
+        sessionTags = tags
+        deviceSampleMetadata = Self.sampleMetadata(device).merging(tags) { _, tag in tag }
+    }
+
     /// A checkpoint write failed: write again at the next interval.
     mutating func markCheckpointNeeded() {
         if !series.isEmpty { needsCheckpoint = true }

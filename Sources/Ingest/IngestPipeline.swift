@@ -80,6 +80,13 @@ public final class IngestPipeline: Sendable {
         core.withLock { $0.tick(now: now) }
     }
 
+    /// The active sessions changed (one started or stopped, or the daemon started with some active): the open
+    /// series of every device whose session changed rotate at `at` (default now), and from then on carry the
+    /// session's UUID and label. A device not seen yet is tagged when it first appears.
+    public func setActiveSessions(_ active: [Session], at: Timestamp = Timestamp.now()) {
+        core.withLock { $0.setActiveSessions(SessionTagging(active), at: at) }
+    }
+
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and
     /// tries to save them.
     public func finishAll(reason: FinishReason, at: Timestamp? = nil) async {
@@ -132,6 +139,8 @@ struct PipelineCore {
     private var sessions: [String: SessionSlot] = [:]
     /// The session of the previous event (sessions are never removed).
     private var lastSlot: SessionSlot?
+    /// Which session each device's series belong to.
+    private var tagging = SessionTagging([])
     private var buffer: SinkBuffer
     private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
@@ -177,6 +186,8 @@ struct PipelineCore {
             slot = SessionSlot(DeviceSession(address: address, at: event.at, settings: settings, logger: logger,
                                              makeUUID: makeUUID))
             sessions[address] = slot
+            var none = SessionEffects() // nothing is open yet, so nothing finishes
+            slot.session.setSessionTags(tagging.tags(for: address), at: event.at, effects: &none)
         }
         lastSlot = slot
         var effects = SessionEffects()
@@ -293,6 +304,15 @@ struct PipelineCore {
             deadline = min(deadline, max(lastLiveRetry ?? 0, lastLiveEvent ?? 0) + 1)
         }
         return deadline.isFinite ? deadline : nil
+    }
+
+    mutating func setActiveSessions(_ tagging: SessionTagging, at: Timestamp) {
+        self.tagging = tagging
+        var effects = SessionEffects()
+        for address in sessions.keys.sorted() {
+            sessions[address]?.session.setSessionTags(tagging.tags(for: address), at: at, effects: &effects)
+        }
+        deliver(effects)
     }
 
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and

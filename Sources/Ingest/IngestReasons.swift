@@ -5,6 +5,8 @@ public enum FinishReason: String, Sendable, Hashable, Codable, CaseIterable {
     case maxDuration = "max-duration"
     case maxBeats = "max-beats"
     case shutdown
+    /// A session covering the device started or stopped: the series rotate, the beat chain continues.
+    case session
 }
 
 /// Which rule flagged a beat `precededByGap`. Counted per device in `IngestCounters.gapsByRule`.

@@ -15,6 +15,7 @@ struct Heartctl: AsyncParsableCommand {
         version: HeartdVersion.string,
         subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
                       Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
+                      SessionCommand.self, Sessions.self,
                       Decode.self])
 }
 
@@ -42,6 +43,8 @@ enum HeartctlMain {
     /// behind it, where ArgumentParser looks for them.
     /// The global options that take a value.
     static let globalOptions = ["--socket", "--db", "--central", "--gateway", "--central-tls", "--ca-file", "--password-file"]
+    /// Command groups: their subcommand stays in front of the moved options (`heartctl --db x session show U`).
+    static let groups: Set<String> = ["session"]
 
     static func moveGlobalOptions(_ args: [String]) -> [String] {
         var leading: [String] = [], i = 0
@@ -58,6 +61,8 @@ enum HeartctlMain {
             }
         }
         guard !leading.isEmpty, i < args.count else { return args }
-        return [args[i]] + leading + args[(i + 1)...]
+        // A command group (`session start`): behind its subcommand.
+        let command = groups.contains(args[i]) && i + 1 < args.count ? 2 : 1
+        return Array(args[i..<(i + command)]) + leading + args[(i + command)...]
     }
 }

@@ -24,10 +24,18 @@ struct Series: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "heart-rate, energy, hrv or heartbeat.") var type: String?
     @Option(help: "At most this many (default 1000).") var limit: Int?
+    @Option(help: "Only the series recorded in this session.") var session: String?
+    @Option(help: "Only samples whose metadata has KEY=VALUE (repeatable, all must match).") var meta: [String] = []
+
+    func validate() throws {
+        for m in meta where !m.contains("=") || m.hasPrefix("=") { throw ValidationError("--meta takes KEY=VALUE, not '\(m)'") }
+    }
 
     func run() async throws {
         try await runReporting {
             var p = range.params
+            if let session { p["session"] = .string(session) }
+            if !meta.isEmpty { p["metadata"] = metaObject(meta) }
             if let type { p["type"] = .string(type) }
             if let limit { p["limit"] = .int(limit) }
             p["include_open"] = .bool(true)  // the daemon's series still being captured (--db: stored only)

@@ -81,4 +81,22 @@ import Testing
         #expect(rootOnly.check(stranger, access: .read, method: "m") == nil)
         #expect(rootOnly.check(stranger, access: .admin, method: "m")?.message.contains("requires root") == true)
     }
+
+    @Test func sessionAccessNeedsTheSessionGroupOrElseWhatReadingNeeds() throws {
+        let read = GroupIdentity(name: "heartd", gid: 900), admin = GroupIdentity(name: "wheel", gid: 10)
+        let lab = GroupIdentity(name: "lab", gid: 950)
+        let reader = PeerCredentials(pid: 2, uid: 1000, gid: 1000, groups: [1000, 900])
+        let script = PeerCredentials(pid: 3, uid: 1003, gid: 1003, groups: [1003, 950])
+        let adminPeer = PeerCredentials(pid: 4, uid: 1001, gid: 10)
+        // No session group: whoever may read may mark sessions, and nobody else.
+        let open = AccessPolicy(readGroup: read, adminGroup: admin)
+        #expect(open.check(reader, access: .session, method: "session.start") == nil)
+        #expect(open.check(script, access: .session, method: "session.start")?.code == .permissionDenied)
+        // A session group narrows it to its members (and admins).
+        let narrow = AccessPolicy(readGroup: read, adminGroup: admin, sessionGroup: lab)
+        #expect(narrow.check(script, access: .session, method: "session.start") == nil)
+        #expect(narrow.check(adminPeer, access: .session, method: "session.stop") == nil)
+        let denied = try #require(narrow.check(reader, access: .session, method: "session.stop"))
+        #expect(denied.code == .permissionDenied && denied.message.contains("'lab'"))
+    }
 }

@@ -16,11 +16,12 @@ public struct StoreQueries: Sendable {
     public static let methods: [String: ControlAccess] = [
         "series": .read, "show": .read, "beats": .read, "quantities": .read, "stats": .read, "hrv": .read,
         "changes": .read, "devices": .read, "delete": .admin,
-    ]
+    ].merging(sessionMethods) { a, _ in a }
 
     public func handle(_ method: String, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
         let p = QueryParameters(params, now: now)
         do {
+            if let result = try handleSession(method, p) { return result }
             switch method {
             case "series": return try series(p)
             case "show": return try show(p)
@@ -36,7 +37,12 @@ public struct StoreQueries: Sendable {
         } catch let error as ControlError {
             throw error
         } catch let error as StoreError {
-            throw ControlError(error.code == .notFound ? .notFound : .unavailable, "store: \(error)")
+            let code: ControlErrorCode = switch error.code {
+            case .notFound: .notFound
+            case .conflict, .invalidSample: .invalidParams
+            default: .unavailable
+            }
+            throw ControlError(code, "store: \(error)")
         } catch {
             throw ControlError(.internalError, "\(error)")
         }
@@ -44,7 +50,8 @@ public struct StoreQueries: Sendable {
 
     func series(_ p: QueryParameters) throws -> JSONValue {
         let list = try database.samples(type: try p.typeIdentifier(), device: try p.string("device"),
-                                        from: try p.date("from"), to: try p.date("to"), limit: try p.int("limit") ?? 1000,
+                                        from: try p.date("from"), to: try p.date("to"),
+                                        metadata: try p.metadataFilter(), limit: try p.int("limit") ?? 1000,
                                         newestFirst: try p.string("order") == "newest")
         return JSONBridge.value(["samples": list])
     }

@@ -49,6 +49,12 @@ public struct Daemon: Sendable {
                                           if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
+        // Sessions active before a crash or stop are active again: their devices' series keep being tagged.
+        do {
+            try applyActiveSessions(pipeline: pipeline, database: database)
+        } catch {
+            logger.error("cannot read the active sessions", metadata: ["error": "\(error)"])
+        }
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
@@ -86,6 +92,8 @@ public struct Daemon: Sendable {
         }
         defer { stopper.cancel() }
         try await group.run()
+        // The open series are saved (IngestService drained the store writer): their statistics are complete.
+        if configuration.series.endSessionsOnShutdown { endActiveSessions(database: database, logger: logger) }
         hub.finishAll()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")

@@ -45,6 +45,8 @@ public struct DaemonControlHandler: ControlHandler {
             case "devices": try await devices(request.params)
             case "allow": try await changePolicy(request.params, allow: true)
             case "forget": try await changePolicy(request.params, allow: false)
+            case "session.start": try startSession(request.params)
+            case "session.stop": try await stopSession(request.params)
             default: try OpenSeriesQueries(pipeline: pipeline, queries: queries).handle(request.method, request.params)
             }
             return ControlResponse(id: request.id, result: result)
@@ -73,6 +75,34 @@ public struct DaemonControlHandler: ControlHandler {
         default:
             return .failure(ControlError(.unknownMethod, "method '\(request.method)' does not stream"))
         }
+    }
+
+    /// Stores the session, then rotates the open series of its devices, which are tagged from then on.
+    func startSession(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        let result = try queries.handle("session.start", params)
+        try applyActiveSessions(pipeline: pipeline, database: queries.database)
+        return result
+    }
+
+    /// Rotates the open series of the session's devices out of it, waits (up to 5 s) for the store writer to save
+    /// them, then ends the session in the store, so its statistics include its last series.
+    func stopSession(_ params: [String: JSONValue]) async throws(ControlError) -> JSONValue {
+        let p = QueryParameters(params)
+        let uuid: UUID? = params["uuid"] == nil ? nil : try p.uuid()
+        do {
+            let active = try queries.database.sessions(SessionFilter(activeOnly: true))
+            if let uuid, active.contains(where: { $0.uuid == uuid }) {
+                pipeline.setActiveSessions(active.filter { $0.uuid != uuid })
+            } else if uuid == nil, active.count == 1 {
+                pipeline.setActiveSessions([])
+            }
+        } catch {
+            throw ControlError(.unavailable, "store: active sessions: \(error)")
+        }
+        _ = await store?.drain(timeout: 5)
+        let result = try queries.handle("session.stop", params)
+        try applyActiveSessions(pipeline: pipeline, database: queries.database)
+        return result
     }
 
     func status() async -> DaemonStatus {

@@ -33,8 +33,11 @@ struct OpenSeriesQueries {
         let p = QueryParameters(params)
         let type = try p.typeIdentifier() ?? fallback, device = try p.string("device")
         let from = try p.date("from"), to = try p.date("to")
+        // `session` and `metadata` filter open series as they filter stored ones (an open series carries its tags).
+        let metadata = try p.metadataFilter()
         return pipeline.openSeries().filter { sample in
-            (type == nil || sample.typeIdentifier == type)
+            metadata.allSatisfy { sample.metadata[$0.key] == $0.value }
+                && (type == nil || sample.typeIdentifier == type)
                 && (device == nil || sample.device?.localIdentifier == device)
                 && (from.map { sample.end >= $0 } ?? true) && (to.map { sample.start < $0 } ?? true)
         }

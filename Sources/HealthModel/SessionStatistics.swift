@@ -1,0 +1,98 @@
+import Foundation
+
+/// Statistics of a session (HKWorkout's statistics): everything its devices recorded in [start, end),
+/// computed when it ends. Pure: the caller hands in the session's heartbeat series and quantity points.
+///
+/// - `beats`: beats in [start, end) over every series;
+/// - heart rate: temporally weighted average, minimum and maximum of the heart-rate points (`QuantityStatistics`);
+/// - HRV: `HRVMetrics` over the session's beats, never across a gap; each series starts a new segment, so no RR
+///   interval spans two series (or two devices); nil with fewer than two such intervals;
+/// - `activeEnergyKJ`: the cumulative sum of the energy points over the range;
+/// - `gapSeconds`: the time in [start, end) not covered by an uninterrupted RR interval of any device (no series,
+///   or the span before a `precededByGap` beat).
+public struct SessionStatistics: Codable, Sendable, Hashable {
+    public var durationSeconds: TimeInterval
+    public var beats: Int
+    public var heartRateAverage: Double?
+    public var heartRateMinimum: Double?
+    public var heartRateMaximum: Double?
+    public var sdnnMs: Double?
+    public var rmssdMs: Double?
+    public var pnn50Percent: Double?
+    public var activeEnergyKJ: Double?
+    public var gapSeconds: TimeInterval
+
+    public init(durationSeconds: TimeInterval, beats: Int, heartRateAverage: Double? = nil,
+                heartRateMinimum: Double? = nil, heartRateMaximum: Double? = nil, sdnnMs: Double? = nil,
+                rmssdMs: Double? = nil, pnn50Percent: Double? = nil, activeEnergyKJ: Double? = nil,
+                gapSeconds: TimeInterval) {
+        self.durationSeconds = durationSeconds
+        self.beats = beats
+        self.heartRateAverage = heartRateAverage
+        self.heartRateMinimum = heartRateMinimum
+        self.heartRateMaximum = heartRateMaximum
+        self.sdnnMs = sdnnMs
+        self.rmssdMs = rmssdMs
+        self.pnn50Percent = pnn50Percent
+        self.activeEnergyKJ = activeEnergyKJ
+        self.gapSeconds = gapSeconds
+    }
+
+    /// Statistics over [start, end). Throws `invalid-range` when `end < start`.
+    public init(start: Date, end: Date, heartbeatSeries: [HeartbeatSeriesSample], heartRate: [QuantityPoint],
+                energy: [QuantityPoint]) throws(StatisticsError) {
+        guard start.timeIntervalSinceReferenceDate.isFinite, end.timeIntervalSinceReferenceDate.isFinite, start <= end
+        else { throw StatisticsError(.invalidRange, "session end \(end) is before its start \(start)") }
+        let t0 = start.timeIntervalSinceReferenceDate, t1 = end.timeIntervalSinceReferenceDate
+        var beatCount = 0
+        var covered: [(Double, Double)] = []
+        for series in heartbeatSeries {
+            let base = series.start.timeIntervalSinceReferenceDate
+            var previous: Double?
+            for beat in series.beats {
+                let t = base + beat.offset
+                guard t >= t0, t < t1 else { previous = nil; continue }
+                beatCount += 1
+                if let p = previous, !beat.precededByGap { covered.append((p, t)) }
+                previous = t
+            }
+        }
+        let hr = try QuantityStatistics(points: heartRate, style: QuantityType.heartRate.aggregation, from: start, to: end)
+        let kj = try QuantityStatistics(points: energy, style: QuantityType.activeEnergyBurned.aggregation, from: start, to: end)
+        // Segments per series, so sorting the merged beats of two devices cannot pair beats across devices.
+        let hrv = try? HRVMetrics(segments: Self.segments(heartbeatSeries, from: t0, to: t1))
+        self.init(durationSeconds: t1 - t0, beats: beatCount, heartRateAverage: hr.average,
+                  heartRateMinimum: hr.minimum, heartRateMaximum: hr.maximum, sdnnMs: hrv?.sdnnMs,
+                  rmssdMs: hrv?.rmssdMs, pnn50Percent: hrv?.pnn50Percent,
+                  activeEnergyKJ: kj.isEmpty ? nil : kj.sum,
+                  gapSeconds: max(0, (t1 - t0) - Self.unionLength(covered)))
+    }
+
+    /// The RR segments of every series' beats inside [t0, t1), each series on its own.
+    static func segments(_ series: [HeartbeatSeriesSample], from t0: Double, to t1: Double) -> [[Double]] {
+        series.flatMap { s -> [[Double]] in
+            let base = s.start.timeIntervalSinceReferenceDate
+            var inside: [Beat] = []
+            for beat in s.beats {
+                let t = base + beat.offset
+                if t >= t0 && t < t1 { inside.append(Beat(offset: beat.offset, precededByGap: beat.precededByGap || inside.isEmpty)) }
+            }
+            return HRVMetrics.segments(of: inside)
+        }
+    }
+
+    static func unionLength(_ intervals: [(Double, Double)]) -> Double {
+        var total = 0.0
+        var current: (Double, Double)?
+        for (a, b) in intervals.sorted(by: { $0.0 < $1.0 }) {
+            if let c = current, a <= c.1 {
+                current = (c.0, max(c.1, b))
+            } else {
+                if let c = current { total += c.1 - c.0 }
+                current = (a, b)
+            }
+        }
+        if let c = current { total += c.1 - c.0 }
+        return total
+    }
+}

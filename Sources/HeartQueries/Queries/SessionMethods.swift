@@ -1,0 +1,107 @@
+import Control
+import Foundation
+import HealthModel
+import HeartStore
+import SourceEvents
+
+/// The session methods: `session.start` and `session.stop` (session access), `sessions` and `session.show` (read).
+extension StoreQueries {
+    static let sessionMethods: [String: ControlAccess] = [
+        "session.start": .session, "session.stop": .session, "sessions": .read, "session.show": .read,
+    ]
+
+    func handleSession(_ method: String, _ p: QueryParameters) throws -> JSONValue? {
+        switch method {
+        case "session.start": return try sessionStart(p)
+        case "session.stop": return try sessionStop(p)
+        case "sessions": return try sessionList(p)
+        case "session.show": return try sessionShow(p)
+        default: return nil
+        }
+    }
+
+    /// `label`, `devices` (addresses), `metadata` (string values), `start` (default now), `uuid` (default new).
+    func sessionStart(_ p: QueryParameters) throws -> JSONValue {
+        let devices = try p.stringArray("devices").map { a throws(ControlError) -> String in
+            guard let address = DeviceAddress.normalized(a) else {
+                throw ControlError(.invalidParams, "'devices': not an address: \(a)")
+            }
+            return address
+        }
+        let metadata = try p.stringObject("metadata")
+        let uuid: UUID = p.params["uuid"] == nil ? UUID() : try p.uuid()
+        let session = Session(uuid: uuid, label: try p.string("label"), start: try p.date("start") ?? p.now,
+                              devices: devices, metadata: metadata)
+        return JSONBridge.value(try database.startSession(session))
+    }
+
+    /// `uuid`, default the only active session; `end` (default now).
+    func sessionStop(_ p: QueryParameters) throws -> JSONValue {
+        let uuid: UUID
+        if p.params["uuid"] != nil {
+            uuid = try p.uuid()
+        } else {
+            let active = try database.sessions(SessionFilter(activeOnly: true))
+            guard active.count == 1, let only = active.first else {
+                if active.isEmpty { throw ControlError(.notFound, "no active session") }
+                throw ControlError(.invalidParams, "\(active.count) sessions are active; name one: "
+                    + active.map(\.uuid.uuidString).joined(separator: ", "))
+            }
+            uuid = only.uuid
+        }
+        return JSONBridge.value(try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now))
+    }
+
+    /// `from`, `to`, `label`, `active` (bool), `limit`.
+    func sessionList(_ p: QueryParameters) throws -> JSONValue {
+        let active: Bool
+        switch p.params["active"] {
+        case nil, .null?: active = false
+        case let v?:
+            guard let b = v.boolValue else { throw ControlError(.invalidParams, "'active' must be a boolean") }
+            active = b
+        }
+        let filter = SessionFilter(from: try p.date("from"), to: try p.date("to"), label: try p.string("label"),
+                                   activeOnly: active, limit: try p.int("limit") ?? 1000)
+        return JSONBridge.value(["sessions": try database.sessions(filter)])
+    }
+
+    /// `uuid`; an active session comes with its statistics so far.
+    func sessionShow(_ p: QueryParameters) throws -> JSONValue {
+        let uuid = try p.uuid()
+        guard var session = try database.session(uuid: uuid) else { throw ControlError(.notFound, "no session \(uuid)") }
+        if session.isActive { session.statistics = try database.sessionStatistics(session, until: p.now) }
+        return JSONBridge.value(session)
+    }
+}
+
+extension QueryParameters {
+    /// An object of strings (metadata); empty when absent.
+    func stringObject(_ key: String) throws(ControlError) -> Metadata {
+        guard let object = params[key], !object.isNull else { return [:] }
+        guard let members = object.objectValue else { throw ControlError(.invalidParams, "'\(key)' must be an object") }
+        var result: Metadata = [:]
+        for (name, value) in members {
+            guard let s = value.stringValue else { throw ControlError(.invalidParams, "'\(key).\(name)' must be a string") }
+            result[name] = s
+        }
+        return result
+    }
+
+    /// `metadata` (an object of strings) plus `session` (a UUID: its series carry `HeartdSession`).
+    public func metadataFilter() throws(ControlError) -> Metadata {
+        var filter = try stringObject("metadata")
+        if params["session"] != nil { filter[MetadataKey.session] = try uuid("session").uuidString }
+        return filter
+    }
+
+    /// An array of strings; empty when absent.
+    func stringArray(_ key: String) throws(ControlError) -> [String] {
+        guard let v = params[key], !v.isNull else { return [] }
+        guard let items = v.arrayValue else { throw ControlError(.invalidParams, "'\(key)' must be an array of strings") }
+        return try items.map { item throws(ControlError) -> String in
+            guard let s = item.stringValue else { throw ControlError(.invalidParams, "'\(key)' must be an array of strings") }
+            return s
+        }
+    }
+}

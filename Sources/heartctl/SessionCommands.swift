@@ -1,0 +1,98 @@
+import ArgumentParser
+import Control
+import Foundation
+
+/// `KEY=VALUE` options (validated to contain `=`) as a JSON object of strings.
+func metaObject(_ meta: [String]) -> JSONValue {
+    var object: [String: JSONValue] = [:]
+    for m in meta {
+        let parts = m.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        object[String(parts[0])] = .string(parts.count > 1 ? String(parts[1]) : "")
+    }
+    return .object(object)
+}
+
+/// `heartctl session start|stop|show`: mark what a stretch of heart data was (docs/DATA-MODEL.md, Sessions).
+struct SessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session", abstract: "Start, stop or show a session (a labelled block of heart data).",
+        subcommands: [SessionStart.self, SessionStop.self, SessionShow.self])
+}
+
+struct SessionStart: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "start", abstract: "Start a session; prints its UUID.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "A label (the round, block, class).") var label: String?
+    @Option(help: "A device address the session covers (repeatable; default every sensor).") var device: [String] = []
+    @Option(help: "Metadata KEY=VALUE (repeatable).") var meta: [String] = []
+
+    func validate() throws {
+        for m in meta where !m.contains("=") || m.hasPrefix("=") {
+            throw ValidationError("--meta takes KEY=VALUE, not '\(m)'")
+        }
+    }
+
+    func run() async throws {
+        try await runReporting {
+            var p: [String: JSONValue] = ["devices": .array(device.map { .string($0) })]
+            if let label { p["label"] = .string(label) }
+            p["metadata"] = metaObject(meta)
+            let r = try await global.transport().call("session.start", p)
+            if global.json { return printJSON(r) }
+            print(r["uuid"]?.stringValue ?? "-")
+        }
+    }
+}
+
+struct SessionStop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop", abstract: "Stop a session (default: the only active one); prints its statistics.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Session UUID.") var uuid: String?
+
+    func run() async throws {
+        try await runReporting {
+            printJSON(try await global.transport().call("session.stop", uuid.map { ["uuid": .string($0)] } ?? [:]))
+        }
+    }
+}
+
+struct SessionShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "One session with its statistics (so far, when active), JSON.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Session UUID.") var uuid: String
+
+    func run() async throws {
+        try await runReporting { printJSON(try await global.transport().call("session.show", ["uuid": .string(uuid)])) }
+    }
+}
+
+struct Sessions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List sessions.")
+    @OptionGroup var global: GlobalOptions
+    @Option(parsing: .unconditional, help: "Sessions overlapping from this date on.") var from: String?
+    @Option(parsing: .unconditional, help: "Sessions starting before this date.") var to: String?
+    @Option(help: "Only this label.") var label: String?
+    @Flag(help: "Only active sessions.") var active = false
+
+    func run() async throws {
+        try await runReporting {
+            var p: [String: JSONValue] = ["active": .bool(active)]
+            if let from { p["from"] = .string(from) }
+            if let to { p["to"] = .string(to) }
+            if let label { p["label"] = .string(label) }
+            let r = try await global.transport().call("sessions", p)
+            if global.json { return printJSON(r) }
+            var table = Table("UUID", "LABEL", "START", "END", "BEATS", "AVG", "RMSSD", "DEVICES")
+            for s in r["sessions"]?.arrayValue ?? [] {
+                let st = s["statistics"]
+                let devices = (s["devices"]?.arrayValue ?? []).compactMap(\.stringValue)
+                table.add([s["uuid"]?.cell ?? "-", s["label"]?.cell ?? "-", s["start"]?.cell ?? "-",
+                           s["end"]?.cell ?? "active", st?["beats"]?.cell ?? "-", st?["heartRateAverage"]?.cell ?? "-",
+                           st?["rmssdMs"]?.cell ?? "-", devices.isEmpty ? "all" : devices.joined(separator: ",")])
+            }
+            print(table.rows.isEmpty ? "no sessions" : table.render())
+        }
+    }
+}
