@@ -1,6 +1,7 @@
 import Foundation
 import HeartRate
 import Ingest
+import StrapLab
 
 /// A replay file of a chest strap playing a real ECG recording: pyhrv's 337 NN intervals
 /// (`SimulatorRecording.nnIntervalsMs`), looped by the simulator's own script (`SimulatorScript`: one

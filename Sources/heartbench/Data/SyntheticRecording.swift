@@ -3,6 +3,7 @@ import HealthModel
 import HeartRate
 import Ingest
 import SourceEvents
+import StrapLab
 
 /// A deterministic, realistic recording of one chest strap at 1 Hz, as replay events, generated a day at a time.
 ///
