@@ -68,6 +68,11 @@ public struct CentralConnector: Sendable {
         }
     }
 
+    private static func isConnectTimeout(_ error: ChannelError) -> Bool {
+        if case .connectTimeout = error { return true }
+        return false
+    }
+
     /// Any error met while talking to the server, as a `SyncError`.
     public static func map(_ error: any Error, context: String) -> SyncError {
         switch error {
@@ -94,6 +99,9 @@ public struct CentralConnector: Sendable {
                 return SyncError(.tls, "\(context): the server does not offer TLS (\(e.code))")
             case .authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError:
                 return SyncError(.authentication, "\(context): \(e.code)")
+            case .connectionError where (e.underlying as? ChannelError).map(Self.isConnectTimeout) == true:
+                // PostgresNIO's connect deadline (TCP and login): a stalled network, as our own deadline says.
+                return SyncError(.timeout, "\(context): no answer within the connect timeout")
             default:
                 let underlying = e.underlying.map { " (\($0))" } ?? ""
                 return SyncError(.connection, "\(context): \(e.code)\(underlying)")

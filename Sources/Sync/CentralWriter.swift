@@ -76,6 +76,15 @@ public final class CentralWriter: Sendable {
         }
     }
 
+    /// Ends a healthy session: gives the gateway's lock back first, so a sync started right after this one (cron's
+    /// next `--once`) is not refused while the server has yet to notice the closed socket; then closes.
+    public func finish() async {
+        _ = try? await bounded("releasing the gateway lock") { connection, logger, gateway in
+            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.gatewayLockKey), \(gateway))", logger: logger)
+        }
+        await close()
+    }
+
     /// Closes the connection without waiting: awaiting the close of a connection the server or the network
     /// already dropped can take as long as the dead socket does.
     public func close() async {
@@ -128,5 +137,7 @@ public struct DeliveryReport: Sendable, Hashable {
     public var removed = 0
     public var beats = 0
     public var heartRatePoints = 0
+    /// Sessions written (started, stopped or replaced by a higher sync version).
+    public var sessions = 0
     public var anchor: Int64 = 0
 }

@@ -51,7 +51,7 @@ public struct SyncRunner: Sendable {
                 }
                 try await deliverAll(store: store, writer: session, state: &state)
                 backoff.reset()
-                if once { await session.close(); return }
+                if once { await session.finish(); return }
                 try? await Task.sleep(nanoseconds: UInt64(settings.intervalSeconds * 1e9))
             } catch {
                 await writer?.close()
@@ -92,7 +92,7 @@ public struct SyncRunner: Sendable {
             logger.debug("batch delivered", metadata: [
                 "MESSAGE_ID": "\(MessageID.syncDelivered.hex)", "anchor": "\(anchor)", "inserted": "\(report.inserted)",
                 "already_present": "\(report.alreadyPresent)", "stale_versions": "\(report.staleVersions)",
-                "removed": "\(report.removed)", "beats": "\(report.beats)"])
+                "removed": "\(report.removed)", "beats": "\(report.beats)", "sessions": "\(report.sessions)"])
             state.deliveredAnchor = anchor
             state.storeAnchor = max(anchor, storeAnchor)
             state.oldestUndelivered = try storeCall { try store.oldestChange(after: anchor) }
