@@ -19,18 +19,21 @@ public struct StoredDeletion: Sendable, Hashable {
     public var anchor: Int64
 }
 
-/// One page of changes for a replica (e.g. `heartd sync`): full samples added and deletions after an anchor,
-/// in anchor order, and the anchor to pass next time (same rules as `changes(since:limit:)`).
+/// One page of changes for a replica (e.g. `heartd sync`): full samples added, sessions started or stopped (their
+/// state now) and deletions of either after an anchor, in anchor order, and the anchor to pass next time (same
+/// page as `changes(since:limit:)`).
 public struct ReplicaChanges: Sendable {
     public var added: [StoredSample]
     public var deleted: [StoredDeletion]
+    public var sessions: [Session] = []
     public var anchor: Int64
 
-    public var isEmpty: Bool { added.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { added.isEmpty && deleted.isEmpty && sessions.isEmpty }
 }
 
 extension HeartDatabase {
-    /// Full samples (with contents) and deletions after `anchor`, at most `limit` changes; see `changes(since:)`.
+    /// Full samples (with contents), sessions and deletions after `anchor`, at most `limit` changes; see
+    /// `changes(since:)`.
     public func replicaChanges(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> ReplicaChanges {
         let (page, infos): (ChangePage, [Int64: DeviceInfo]) = try read { db in
             let page = try ChangePage(since: anchor, limit: limit, columns: "*", in: db)
@@ -45,17 +48,20 @@ extension HeartDatabase {
         let deleted = page.deleted.map {
             StoredDeletion(uuid: $0.uuid, typeIdentifier: $0.type, deletedAt: $0.deletedAt, anchor: $0.anchor)
         }
-        return ReplicaChanges(added: added, deleted: deleted, anchor: page.anchor)
+        return ReplicaChanges(added: added, deleted: deleted, sessions: page.sessions, anchor: page.anchor)
     }
 
     /// When the oldest change after `anchor` happened: the earliest end of a sample saved after it or the
-    /// earliest deletion after it; nil when there is none. A replica's lag is now minus this date.
+    /// earliest deletion after it, or the earliest start or stop of a session saved after it; nil when there is
+    /// none. A replica's lag is now minus this date.
     public func oldestChange(after anchor: Int64) throws(StoreError) -> Date? {
         try read { db in
             let sample = try Double.fetchOne(db, sql: "SELECT MIN(endDate) FROM samples WHERE anchor > ?", arguments: [anchor])
             let deletion = try Double.fetchOne(
                 db, sql: "SELECT MIN(deletedAt) FROM tombstones WHERE anchor > ?", arguments: [anchor])
-            return [sample, deletion].compactMap { $0 }.min().map(StoreCoding.date)
+            let session = try db.tableExists("sessions") ? try Double.fetchOne(
+                db, sql: "SELECT MIN(COALESCE(endDate, startDate)) FROM sessions WHERE anchor > ?", arguments: [anchor]) : nil
+            return [sample, deletion, session].compactMap { $0 }.min().map(StoreCoding.date)
         }
     }
 }

@@ -38,12 +38,15 @@ struct CentralBatch: Sendable {
     var samples: [StoredSample]
     var versioned: [Versioned] = []
     var deleted: [StoredDeletion]
+    /// Sessions started or stopped (their state now); a later save of a session replaces the earlier one.
+    var sessions: [Session]
 
     init(_ changes: ReplicaChanges, from anchor: Int64) {
         fromAnchor = anchor
         toAnchor = changes.anchor
         samples = changes.added
         deleted = changes.deleted
+        sessions = changes.sessions
         for stored in changes.added {
             let sample = stored.sample
             if let device = sample.device {
@@ -56,15 +59,19 @@ struct CentralBatch: Sendable {
                     firstSeen: min(known?.firstSeen ?? sample.start, sample.start),
                     lastSeen: max(known?.lastSeen ?? sample.end, sample.end))
             }
-            if let identifier = sample.metadata[MetadataKey.syncIdentifier],
-               let version = sample.metadata[MetadataKey.syncVersion].flatMap({ Int64($0) }) {
-                versioned.append(Versioned(uuid: sample.uuid, identifier: identifier, version: version))
-            }
+            if let item = Self.versioned(sample.uuid, sample.metadata) { versioned.append(item) }
         }
     }
 
-    /// Number of changes (samples + deletions).
-    var count: Int { samples.count + deleted.count }
+    /// Number of changes (samples + sessions + deletions).
+    var count: Int { samples.count + sessions.count + deleted.count }
+
+    /// The sync identifier and version of a sample's or a session's metadata, if it has both.
+    static func versioned(_ uuid: UUID, _ metadata: Metadata) -> Versioned? {
+        guard let identifier = metadata[MetadataKey.syncIdentifier],
+              let version = metadata[MetadataKey.syncVersion].flatMap({ Int64($0) }) else { return nil }
+        return Versioned(uuid: uuid, identifier: identifier, version: version)
+    }
 
     // MARK: - Columns
 

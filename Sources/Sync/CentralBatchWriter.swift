@@ -30,8 +30,10 @@ struct CentralBatchWriter {
                 ON CONFLICT (uuid) DO NOTHING
                 """)
             report.removed += try await removeSamples(batch.deleted.map(\.uuid))
+            report.removed += try await removeSessions(batch.deleted.map(\.uuid))
         }
-        let stale = try await applyVersionRule(batch, report: &report)
+        try await writeSessions(batch, report: &report)
+        let stale = try await applyVersionRule(batch.versioned, table: "samples", report: &report)
         let columns = batch.sampleColumns(deviceIds: deviceIds, excluding: stale)
         var inserted = Set<UUID>()
         if !columns.uuid.isEmpty {
@@ -76,7 +78,7 @@ struct CentralBatchWriter {
     }
 
     @discardableResult
-    private func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+    func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await connection.query(query, logger: logger)
     }
 
@@ -107,14 +109,15 @@ struct CentralBatchWriter {
         return ids
     }
 
-    /// HealthKit's rule, centrally: a sample whose sync identifier is stored replaces the stored one only with a
-    /// higher version. Returns the UUIDs of the batch to skip.
-    private func applyVersionRule(_ batch: CentralBatch, report: inout DeliveryReport) async throws -> Set<UUID> {
+    /// HealthKit's rule, centrally: a sample (or session: `table`) whose sync identifier is stored replaces the
+    /// stored one only with a higher version. Returns the UUIDs of the batch to skip.
+    func applyVersionRule(_ items: [CentralBatch.Versioned], table: String, report: inout DeliveryReport) async throws -> Set<UUID> {
         var skip = Set<UUID>()
-        for item in batch.versioned {
+        for item in items {
             var existing: (uuid: UUID, version: Int64)?
-            for try await (uuid, version) in try await query(
-                "SELECT uuid, sync_version FROM samples WHERE sync_identifier = \(item.identifier) FOR UPDATE"
+            for try await (uuid, version) in try await query(PostgresQuery(
+                unsafeSQL: "SELECT uuid, sync_version FROM \(table) WHERE sync_identifier = $1 FOR UPDATE",
+                binds: { var b = PostgresBindings(); b.append(item.identifier); return b }())
             ).decode((UUID, Int64?).self) {
                 existing = (uuid, version ?? Int64.min)
             }
@@ -123,7 +126,8 @@ struct CentralBatchWriter {
                 skip.insert(item.uuid)
                 report.staleVersions += 1
             } else {
-                report.removed += try await removeSamples([existing.uuid])
+                report.removed += table == "samples"
+                    ? try await removeSamples([existing.uuid]) : try await removeSessions([existing.uuid])
             }
         }
         return skip

@@ -14,7 +14,7 @@ public enum CentralSchema {
     static let migrationLock: Int64 = 0x6865_6172_7464_0001
 
     /// Migration N (1-based) brings the schema from version N−1 to N.
-    static let migrations: [[String]] = [v1]
+    static let migrations: [[String]] = [v1, v2]
 
     static let v1 = [
         """
@@ -81,6 +81,29 @@ public enum CentralSchema {
         // BRIN: rows arrive roughly in time order, so a block range covers a short span (docs/CENTRAL.md, measured).
         "CREATE INDEX heart_rate_time ON heart_rate USING brin (time) WITH (pages_per_range = 32)",
         "CREATE INDEX beats_time ON beats USING brin (time) WITH (pages_per_range = 32)",
+    ]
+
+    /// Sessions (HealthModel.Session): one row per session, replaced by its later save (stop) and deleted by its
+    /// tombstone; the sync-identifier rule as for samples. Series recorded in a session carry its UUID in
+    /// `samples.metadata->>'HeartdSession'`.
+    static let v2 = [
+        """
+        CREATE TABLE sessions (
+            uuid uuid PRIMARY KEY,
+            gateway int NOT NULL REFERENCES gateways,
+            label text,
+            start_time timestamptz NOT NULL,
+            end_time timestamptz,
+            devices text[] NOT NULL,
+            metadata jsonb,
+            statistics jsonb,
+            sync_identifier text,
+            sync_version bigint,
+            anchor bigint NOT NULL,
+            delivered_at timestamptz NOT NULL DEFAULT now())
+        """,
+        "CREATE UNIQUE INDEX sessions_sync_identifier ON sessions (sync_identifier) WHERE sync_identifier IS NOT NULL",
+        "CREATE INDEX sessions_gateway_start ON sessions (gateway, start_time)",
     ]
 
     /// Creates or migrates the schema; throws `schemaTooNew` when the database is ahead of this build.
