@@ -2,6 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import HeartQueries
+import Sync
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon's state: sensors, heart rate, store.")
@@ -16,10 +17,10 @@ struct Status: AsyncParsableCommand {
             // The sync process is another service: its state comes from its state file, not from the daemon.
             let sync = SyncStatus.read(SyncStatus.path(syncState))
             if global.json {
-                if case .object(var fields) = result, let sync { fields["sync"] = SyncStatus.json(sync); result = .object(fields) }
+                if case .object(var fields) = result, let sync { fields["sync"] = JSONBridge.value(sync); result = .object(fields) }
                 return printJSON(result)
             }
-            defer { if let sync { print(SyncStatus.text(sync)) } }
+            defer { if let sync { print(sync.text()) } }
             let s: DaemonStatus
             do {
                 s = try JSONBridge.decode(DaemonStatus.self, from: result)

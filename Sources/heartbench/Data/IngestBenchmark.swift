@@ -55,7 +55,7 @@ struct IngestBenchmark {
     }
 }
 
-/// A recording generated a day at a time: `SyntheticRecording` (random-walk RR) or `RealRRDay` (a real RR
+/// A recording generated a day at a time: `SyntheticRecording` (random-walk RR) or `RealRRRecording` (a real RR
 /// recording in a loop).
 protocol DayRecording {
     /// The events of the next day (`seconds` seconds of it: less for a shortened run).

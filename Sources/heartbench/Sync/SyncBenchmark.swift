@@ -17,15 +17,12 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of each sensor-day (86400 = a day).") var seconds = 86_400
     @Option(help: "Beats the naive client inserts (one INSERT each; its per-day time is extrapolated).") var naiveBeats = 20_000
     @Option(help: "Rounds of the finished-series → central-row delay probe.") var delayRounds = 10
-    @Option(help: "The RR file played in a loop (default: shared/testdata's pyhrv sample).") var rrFile: String?
     @Option(help: "Also write the markdown report to this file.") var output: String?
 
     func run() async throws {
-        guard let path = rrFile ?? RealRRDay.defaultPath() else { throw ValidationError("no RR file: pass --rr-file") }
-        let rr = try RealRRDay.load(path: path)
         let workspace = try Workspace()
         defer { workspace.remove() }
-        progress("heartbench sync: \(gateways) gateways × \(seconds) s of \(path) (\(rr.count) RR in a loop)")
+        progress("heartbench sync: \(gateways) gateways × \(seconds) s of the real-RR recording")
         let server = try PostgresServer(start: true, settings: [])
         defer { server.remove() }
         let db = try server.createDatabase()
@@ -38,7 +35,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         for g in 0..<gateways {
             let store = workspace.path("gw\(g).sqlite")
             let database = try HeartDatabase(path: store)
-            var day = RealRRDay(rrMs: rr, serial: String(format: "RR%06d", g))
+            var day = RealRRRecording(serial: String(format: "RR%06d", g))
             let ingest = try await IngestBenchmark(settings: IngestSettings(checkpointInterval: 300))
                 .run(into: database, recording: &day, days: 1, secondsPerDay: seconds)
             beatsPerGateway = ingest.beats
@@ -108,7 +105,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         table.add("beats index size: BRIN vs btree on time", heartd: Fmt.bytes(index.brinBytes), baseline: Fmt.bytes(index.btreeBytes) + " (btree)")
         table.add("one device, one hour of beats (count): BRIN vs btree", heartd: Fmt.ms(index.brinSeconds),
                   baseline: Fmt.ms(index.btreeSeconds) + " (btree)")
-        table.note("Each gateway-day: \(Fmt.count(beatsPerGateway)) beats from \(rr.count) real RR intervals in a loop, one notification a second; "
+        table.note("Each gateway-day: \(Fmt.count(beatsPerGateway)) beats (`RealRRRecording`: pyhrv's \(SimulatorRecording.nnIntervalsMs.count) real NN intervals looped by `SimulatorScript`, one notification a second); "
                    + "stores built by IngestPipeline → StoreSink (not timed). PostgreSQL \(server.bin) with its default durability "
                    + "(fsync on, synchronous_commit on), on 127.0.0.1.")
         table.note("heartd sync: batch_size 200 changes, one transaction each (samples via unnest arrays, expanded rows the same way, "

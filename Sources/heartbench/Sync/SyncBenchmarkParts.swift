@@ -99,11 +99,10 @@ enum SyncBenchmarkParts {
     }
 
     /// A store being written (a series saved every ~1.5 s, as a daemon finishing series) while `heartd sync` runs
-    /// with a 1 s interval: seconds from each save to its row in the central database.
+    /// with its default interval (`sync.interval`): seconds from each save to its row in the central database.
     static func steadyStateDelay(workspace: Workspace, settings: SyncSettings, rounds: Int, server: PostgresServer,
                                  database: String) async throws -> [Double] {
-        var s = settings
-        s.intervalSeconds = 1
+        let s = settings
         let store = try HeartDatabase(path: workspace.path("steady.sqlite"))
         try store.save([sample(at: Date())])  // the first round delivers this; then the loop waits
         let runner = SyncRunner(settings: s, storePath: workspace.path("steady.sqlite"),
