@@ -104,17 +104,22 @@ import Testing
         #expect(f.state()?.deliveredAnchor == (try f.store.database.currentAnchor()))
     }
 
+    /// A fresh database reached through a `StallProxy`, and a fixture syncing to it with a 1 s timeout.
+    func behindProxy(_ server: PostgresServer) throws -> (db: (name: String, url: String), proxy: StallProxy, f: SyncFixture) {
+        let db = try server.createDatabase()
+        let proxy = try StallProxy(upstreamPort: server.port)
+        var f = try SyncFixture(url: db.url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/"))
+        f.settings.timeoutSeconds = 1
+        return (db, proxy, f)
+    }
+
     /// Mid-batch: the proxy stops forwarding while batches flow. Each batch and each reconnect must end in a
     /// `timeout` (not a hang), be retried, and once the proxy forwards again everything arrives once.
     @Test(.timeLimit(.minutes(2)))
     func stalledNetworkTimesOutAndRecovers() async throws {
         let server = try PostgresServer.shared.get()
-        let db = try server.createDatabase()
-        let proxy = try StallProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        var f = try SyncFixture(url: db.url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/"))
-        defer { f.remove() }
-        f.settings.timeoutSeconds = 1
+        let (db, proxy, f) = try behindProxy(server)
+        defer { proxy.stop(); f.remove() }
         func versioned(_ v: Int) -> Metadata { [MetadataKey.syncIdentifier: "stall-1", MetadataKey.syncVersion: "\(v)"] }
         try f.store.fill(series: 1, beats: 30, metadata: versioned(1))
         try f.store.fill(series: 80, start: Date(timeIntervalSince1970: 1_790_010_000))
@@ -149,12 +154,8 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func stalledConnectTimesOut() async throws {
         let server = try PostgresServer.shared.get()
-        let db = try server.createDatabase()
-        let proxy = try StallProxy(upstreamPort: server.port)
-        defer { proxy.stop() }
-        var f = try SyncFixture(url: db.url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/"))
-        defer { f.remove() }
-        f.settings.timeoutSeconds = 1
+        let (db, proxy, f) = try behindProxy(server)
+        defer { proxy.stop(); f.remove() }
         try f.store.fill(series: 5)
         proxy.stall()
         let started = Date()
