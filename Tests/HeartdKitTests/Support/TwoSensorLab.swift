@@ -34,14 +34,10 @@ final class TwoSensorLab {
     }
 
     func ctl(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] {
-        try await control.call(destination: "org.bluez", path: "/org/heartd/fake", interface: "org.heartd.FakeBlueZ",
-                               member: member, arguments: args, timeout: .seconds(5))
+        try await FakeBlueZControl(connection: control).call(member, args)
     }
 
-    func subscribed(_ address: String) async -> Bool {
-        let reply = try? await ctl("Stats", [.string(address)])
-        return reply?.first?.stringKeyedDictionary?["subscribed"]?.int == 1
-    }
+    func subscribed(_ address: String) async -> Bool { await FakeBlueZControl(connection: control).subscribed(address) }
 
     /// For `seconds`: the strap at 120 bpm (a beat every 0.5 s), the armband at 60 bpm (a beat every second), each
     /// notification carrying the RR interval since the previous one, as real sensors send them.
