@@ -25,6 +25,42 @@ extension HeartDatabase {
                                  sessions: page.sessions, anchor: page.anchor)
         }
     }
+
+    /// The changes of `changes(since:limit:)` one by one in anchor order, each with its own anchor (for a push
+    /// subscriber that resumes from the last change it handled), and the anchor to pass next time.
+    public func changeList(since anchor: Int64, limit: Int = 1000) throws(StoreError) -> ChangeList {
+        try read { db in
+            let page = try ChangePage(since: anchor, limit: limit, columns: SampleRecord.summaryColumns, in: db)
+            let changes = (try Self.summaries(page.added, in: db).map { StoreChange.added($0) }
+                + page.deleted.map { StoreChange.deleted(uuid: $0.uuid, type: $0.type, anchor: $0.anchor) }
+                + page.sessions.map { StoreChange.session($0) }).sorted { $0.anchor < $1.anchor }
+            return ChangeList(changes: changes, anchor: page.anchor)
+        }
+    }
+}
+
+/// One change in the store, with the anchor it was saved with.
+public enum StoreChange: Sendable, Hashable {
+    /// A sample saved (its summary as stored).
+    case added(SampleSummary)
+    /// A sample or session deleted (`type`: its type identifier, `Session.typeIdentifier` for a session).
+    case deleted(uuid: UUID, type: String, anchor: Int64)
+    /// A session started or stopped, as it is now.
+    case session(Session)
+
+    public var anchor: Int64 {
+        switch self {
+        case .added(let summary): summary.anchor
+        case .deleted(_, _, let anchor): anchor
+        case .session(let session): session.anchor ?? 0
+        }
+    }
+}
+
+/// A page of changes in anchor order and the anchor to pass next time (the current one when the page is not full).
+public struct ChangeList: Sendable, Hashable {
+    public var changes: [StoreChange]
+    public var anchor: Int64
 }
 
 /// One page of an anchored change query: sample rows, sessions and tombstones after an anchor, merged by anchor

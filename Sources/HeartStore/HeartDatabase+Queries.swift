@@ -5,19 +5,14 @@ import HealthModel
 extension HeartDatabase {
     /// Summaries of the samples that overlap `[from, to)` (an instant sample at `from` counts), ordered by start
     /// (latest first with `newestFirst`, so `limit` keeps the most recent ones).
-    /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address, `metadata` keys and values
-    /// a sample's own metadata must hold (HealthKit's `predicateForObjects(withMetadataKey:allowedValues:)`, all of
-    /// them; e.g. `HeartdSession` = a session's UUID).
+    /// Each filter is optional: `type` is a type identifier, `device` a Bluetooth address, `metadata` what a sample's
+    /// own metadata must hold (`MetadataPredicate`; e.g. `HeartdSession` = a session's UUID).
     public func samples(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
-                        metadata: Metadata = [:], limit: Int? = nil,
+                        metadata: MetadataPredicate = [:], limit: Int? = nil,
                         newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
         try read { db in
-            guard var filter = try RangeFilter(type: type, device: device, from: from, to: to, in: db) else { return [] }
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-                // json_each rather than a JSON path: any key works, quotes and dots included.
-                filter.sql += " AND EXISTS (SELECT 1 FROM json_each(samples.metadata) WHERE key = ? AND value = ?)"
-                filter.arguments += [key, value]
-            }
+            guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, metadata: metadata, in: db)
+            else { return [] }
             var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) "
                 + (newestFirst ? "ORDER BY startDate DESC" : "ORDER BY startDate")
             var arguments = filter.arguments
@@ -58,10 +53,11 @@ extension HeartDatabase {
     }
 
     /// The full heartbeat series overlapping `[from, to)`, ordered by start (one read for a whole day).
-    public func heartbeatSeries(from: Date, to: Date, device: String? = nil) throws(StoreError) -> [HeartbeatSeriesSample] {
+    public func heartbeatSeries(from: Date, to: Date, device: String? = nil,
+                                metadata: MetadataPredicate = [:]) throws(StoreError) -> [HeartbeatSeriesSample] {
         let found: ([SampleRecord], [Int64: DeviceInfo]) = try read { db in
-            guard let filter = try RangeFilter(
-                type: Sample.heartbeatSeriesIdentifier, device: device, from: from, to: to, in: db) else { return ([], [:]) }
+            guard let filter = try RangeFilter(type: Sample.heartbeatSeriesIdentifier, device: device, from: from, to: to,
+                                               metadata: metadata, in: db) else { return ([], [:]) }
             let records = try SampleRecord.fetchAll(
                 db, sql: "SELECT * FROM samples WHERE \(filter.sql) ORDER BY startDate", arguments: filter.arguments)
             return (records, try Self.deviceInfos(ids: records.compactMap(\.deviceId), in: db))
@@ -77,10 +73,13 @@ extension HeartDatabase {
     }
 
     /// The points of every sample of `type` that overlap `[from, to)`, limited to points overlapping the range
-    /// (an instant point at `from` counts), in start order. `device` is a Bluetooth address.
-    public func quantities(type: QuantityType, from: Date, to: Date, device: String? = nil) throws(StoreError) -> [QuantityPoint] {
+    /// (an instant point at `from` counts), in start order. `device` is a Bluetooth address; `metadata` what the
+    /// samples' own metadata must hold.
+    public func quantities(type: QuantityType, from: Date, to: Date, device: String? = nil,
+                           metadata: MetadataPredicate = [:]) throws(StoreError) -> [QuantityPoint] {
         let rows: [(start: Double, contents: [UInt8])] = try read { db in
-            guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to, in: db)
+            guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to,
+                                               metadata: metadata, in: db)
             else { return [] }
             let cursor = try Row.fetchCursor(
                 db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
@@ -139,7 +138,7 @@ struct RangeFilter {
     var arguments: StatementArguments
 
     /// Nil when the device is unknown (nothing can match).
-    init?(type: String?, device: String?, from: Date?, to: Date?, in db: Database) throws {
+    init?(type: String?, device: String?, from: Date?, to: Date?, metadata: MetadataPredicate = [:], in db: Database) throws {
         var clauses: [String] = []
         arguments = []
         if let type {
@@ -165,6 +164,25 @@ struct RangeFilter {
             clauses.append("startDate < ?")
             arguments += [StoreCoding.seconds(to)]
         }
+        let (metadataSQL, metadataArguments) = metadata.sqlClauses(column: "samples.metadata")
+        clauses += metadataSQL
+        arguments += metadataArguments
         sql = clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
+    }
+}
+
+extension MetadataPredicate {
+    /// One SQL condition per key on a JSON metadata column: the key holds one of its allowed values. `json_each`
+    /// rather than a JSON path: any key works, quotes and dots included.
+    func sqlClauses(column: String) -> ([String], StatementArguments) {
+        var clauses: [String] = []
+        var arguments: StatementArguments = []
+        for (key, values) in sortedClauses {
+            let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+            clauses.append("EXISTS (SELECT 1 FROM json_each(\(column)) WHERE key = ? AND value IN (\(marks)))")
+            arguments += [key]
+            arguments += StatementArguments(values)
+        }
+        return (clauses, arguments)
     }
 }

@@ -9,13 +9,17 @@ public struct SessionFilter: Sendable, Hashable {
     public var to: Date?
     public var label: String?
     public var activeOnly: Bool
+    /// What the session's metadata must hold.
+    public var metadata: MetadataPredicate
     public var limit: Int
 
-    public init(from: Date? = nil, to: Date? = nil, label: String? = nil, activeOnly: Bool = false, limit: Int = 1000) {
+    public init(from: Date? = nil, to: Date? = nil, label: String? = nil, activeOnly: Bool = false,
+                metadata: MetadataPredicate = [:], limit: Int = 1000) {
         self.from = from
         self.to = to
         self.label = label
         self.activeOnly = activeOnly
+        self.metadata = metadata
         self.limit = limit
     }
 }
@@ -127,6 +131,9 @@ extension HeartDatabase {
                 arguments += [label]
             }
             if filter.activeOnly { clauses.append("endDate IS NULL") }
+            let (metadataSQL, metadataArguments) = filter.metadata.sqlClauses(column: "sessions.metadata")
+            clauses += metadataSQL
+            arguments += metadataArguments
             let condition = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
             arguments += [max(filter.limit, 0)]
             return try SessionRecord.fetchAll(

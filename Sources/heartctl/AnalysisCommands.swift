@@ -11,6 +11,7 @@ struct HRV: AsyncParsableCommand {
         discussion: "From an RR file (one RR in ms per line; no daemon needed), one heartbeat series (UUID), or a range.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var range: RangeOptions
+    @OptionGroup var filter: SampleFilterOptions
     @Option(help: "A file with one RR interval in ms per line.") var rrFile: String?
     @Argument(help: "A heartbeat series UUID.") var uuid: String?
 
@@ -20,7 +21,7 @@ struct HRV: AsyncParsableCommand {
             if let rrFile {
                 result = try HRV.fromFile(rrFile)
             } else {
-                var p = range.params
+                var p = range.params.merging(filter.params) { $1 }
                 if let uuid { p["uuid"] = .string(uuid) }
                 result = try await global.transport().call("hrv", p)
             }
@@ -98,6 +99,7 @@ struct Export: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "csv, jsonl, rr or healthkit-xml.") var format: String = "csv"
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.") var output: String?
+    @OptionGroup var filter: SampleFilterOptions
 
     func run() async throws {
         try await runReporting {
@@ -112,7 +114,7 @@ struct Export: AsyncParsableCommand {
             } else {
                 out = FileHandle.standardOutput
             }
-            var p = range.params
+            var p = range.params.merging(filter.params) { $1 }
             p["format"] = .string(format)
             var samples = 0
             // The daemon keeps the connection open after the export's "end" event: stop reading there.
@@ -135,7 +137,7 @@ struct Export: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(output != nil ? "\r" : "")exported \(samples) samples\n".utf8))
             // Series still being captured are stored, and exported, when they finish: say how many were left out.
             guard global.db == nil else { return }
-            let listed = try await global.transport().call("series", range.params.merging(
+            let listed = try await global.transport().call("series", range.params.merging(filter.params) { $1 }.merging(
                 ["include_open": .bool(true), "limit": .int(0)]) { $1 })
             if let open = listed["open"]?.intValue, open > 0 {
                 FileHandle.standardError.write(Data("\(open) series still open (capturing now) are not included; they are exported once they finish\n".utf8))

@@ -43,6 +43,7 @@ struct Status: AsyncParsableCommand {
                            String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped)])
             }
             print(table.rows.isEmpty ? "no sensors seen yet" : table.render())
+            if !s.sessions.isEmpty { print(Status.sessionTable(s.sessions)) }
             if let adapters = s.capture.bluez?.adapters, !adapters.isEmpty {
                 // each sensor is captured through one adapter; LIMIT is configured, or learned from the controller
                 var slots = Table("ADAPTER", "POWERED", "ASSIGNED", "CONNECTED", "LIMIT")
@@ -53,6 +54,21 @@ struct Status: AsyncParsableCommand {
                 print(slots.render())
             }
         }
+    }
+}
+
+extension Status {
+    /// The active sessions with their statistics so far.
+    static func sessionTable(_ sessions: [ActiveSessionStatus]) -> String {
+        func number(_ v: Double?, _ digits: Int = 0) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        var table = Table("SESSION", "LABEL", "ELAPSED", "BEATS", "BPM", "AVG BPM", "RMSSD ms", "DEVICES")
+        for s in sessions {
+            let t = Int(s.elapsedSeconds)
+            table.add([s.uuid.uuidString, s.label ?? "-", String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60),
+                       String(s.beats), number(s.currentBPM), number(s.averageBPM, 1), number(s.rmssdMs, 1),
+                       s.devices.isEmpty ? "all" : s.devices.joined(separator: ",")])
+        }
+        return table.render()
     }
 }
 
@@ -76,20 +92,36 @@ struct Devices: AsyncParsableCommand {
 }
 
 struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Follow heart rate, beats and connections live (Ctrl-C stops).")
+    static let configuration = CommandConfiguration(
+        abstract: "Follow heart rate, beats and connections live, or the store's changes (--changes); Ctrl-C stops.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "Only this device.") var device: String?
+    @Option(help: "Only the devices of this active session; ends when it stops.") var session: String?
     @Flag(help: "Also print every beat.") var beats = false
+    @Flag(help: "The samples and sessions added and deleted as they are saved, each with its anchor (subscribe).")
+    var changes = false
+    @Option(help: "With --changes: start after this anchor (the last one handled; 0 = everything; default now).")
+    var since: Int?
+
+    func validate() throws {
+        if since != nil && !changes { throw ValidationError("--since goes with --changes") }
+        if changes && (device != nil || session != nil || beats) {
+            throw ValidationError("--changes lists every change; --device, --session and --beats are for live events")
+        }
+    }
 
     func run() async throws {
         try await runReporting {
+            if changes { return try await ChangeStream(global: global, since: since).run() }
             var params: [String: JSONValue] = [:]
             if let device { params["device"] = .string(device.uppercased()) }
+            if let session { params["session"] = .string(session) }
             for try await event in try await global.transport().stream("watch", params) {
                 if global.json {
                     var o = event.fields
                     o["event"] = .string(event.name)
                     printJSON(.object(o))
+                    if event.name == WatchEvent.sessionEnded.rawValue { return }
                     continue
                 }
                 let f = event.fields, dev = f["device"]?.cell ?? "-"
@@ -104,6 +136,10 @@ struct Watch: AsyncParsableCommand {
                 case .disconnected: print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
                 case .battery: print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
                 case .seriesFinished: print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
+                case .sessionEnded:
+                    print("\(f["end"]?.cell ?? "")  session \(f["session"]?.cell ?? "") ended")
+                    fflush(nil)
+                    return  // the daemon ended the stream; the connection stays open for requests
                 case nil: print("\(event.name) \(f)")
                 }
                 fflush(nil)

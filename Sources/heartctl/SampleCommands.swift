@@ -24,18 +24,11 @@ struct Series: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "heart-rate, energy, hrv or heartbeat.") var type: String?
     @Option(help: "At most this many (default 1000).") var limit: Int?
-    @Option(help: "Only the series recorded in this session.") var session: String?
-    @Option(help: "Only samples whose metadata has KEY=VALUE (repeatable, all must match).") var meta: [String] = []
-
-    func validate() throws {
-        for m in meta where !m.contains("=") || m.hasPrefix("=") { throw ValidationError("--meta takes KEY=VALUE, not '\(m)'") }
-    }
+    @OptionGroup var filter: SampleFilterOptions
 
     func run() async throws {
         try await runReporting {
-            var p = range.params
-            if let session { p["session"] = .string(session) }
-            if !meta.isEmpty { p["metadata"] = metaObject(meta) }
+            var p = range.params.merging(filter.params) { $1 }
             if let type { p["type"] = .string(type) }
             if let limit { p["limit"] = .int(limit) }
             p["include_open"] = .bool(true)  // the daemon's series still being captured (--db: stored only)
@@ -112,10 +105,14 @@ struct Stats: AsyncParsableCommand {
     @Option(help: "heart-rate (default), energy or hrv.") var type: String?
     @Option(help: "Bucket size: 90s, 15m, 1h, 1d, or seconds.") var interval: String?
     @Option(parsing: .unconditional, help: "Bucket anchor date (default: midnight UTC of --from).") var anchor: String?
+    @OptionGroup var filter: SampleFilterOptions
+    @Flag(help: "Also statistics per device (HealthKit's separateBySource): a strap and a second sensor worn together.")
+    var byDevice = false
 
     func run() async throws {
         try await runReporting {
-            var p = range.params
+            var p = range.params.merging(filter.params) { $1 }
+            if byDevice { p["by_device"] = .bool(true) }
             if let type { p["type"] = .string(type) }
             if let interval {
                 guard let seconds = parseDuration(interval) else { throw CLIError(.failed, "--interval: use 90s, 15m, 1h, 1d or seconds") }
@@ -124,11 +121,20 @@ struct Stats: AsyncParsableCommand {
             if let anchor { p["anchor"] = .string(anchor) }
             let r = try await global.transport().call("stats", p)
             if global.json { return printJSON(r) }
-            let rows = r["buckets"]?.arrayValue ?? (r["statistics"].map { [$0] } ?? [])
-            var table = Table("START", "END", "COUNT", "AVERAGE", "MIN", "MAX", "MOST RECENT", "SUM")
-            for s in rows {
-                table.add([s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "0", s["average"]?.cell ?? "-",
-                           s["minimum"]?.cell ?? "-", s["maximum"]?.cell ?? "-", s["mostRecent"]?.cell ?? "-", s["sum"]?.cell ?? "-"])
+            // With --by-device, a DEVICE column: the rows of all devices together, then each device's.
+            var sections: [(String, JSONValue)] = [("all", r)]
+            for d in r["devices"]?.arrayValue ?? [] {
+                sections.append(("\(d["device"]?.cell ?? "-")\(d["name"]?.stringValue.map { " (\($0))" } ?? "")", d))
+            }
+            let columns = ["START", "END", "COUNT", "AVERAGE", "MIN", "MAX", "MOST RECENT", "SUM"]
+            var table = Table(byDevice ? ["DEVICE"] + columns : columns)
+            for (device, section) in sections {
+                for s in section["buckets"]?.arrayValue ?? (section["statistics"].map { [$0] } ?? []) {
+                    let row = [s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "0",
+                               s["average"]?.cell ?? "-", s["minimum"]?.cell ?? "-", s["maximum"]?.cell ?? "-",
+                               s["mostRecent"]?.cell ?? "-", s["sum"]?.cell ?? "-"]
+                    table.add(byDevice ? [device] + row : row)
+                }
             }
             print("\(r["type"]?.cell ?? "") (\(r["unit"]?.cell ?? ""))")
             print(table.render())

@@ -26,11 +26,7 @@ struct SessionStart: AsyncParsableCommand {
     @Option(help: "A device address the session covers (repeatable; default every sensor).") var device: [String] = []
     @Option(help: "Metadata KEY=VALUE (repeatable).") var meta: [String] = []
 
-    func validate() throws {
-        for m in meta where !m.contains("=") || m.hasPrefix("=") {
-            throw ValidationError("--meta takes KEY=VALUE, not '\(m)'")
-        }
-    }
+    func validate() throws { try MetadataOptions.validate(meta) }
 
     func run() async throws {
         try await runReporting {
@@ -75,10 +71,11 @@ struct Sessions: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Sessions starting before this date.") var to: String?
     @Option(help: "Only this label.") var label: String?
     @Flag(help: "Only active sessions.") var active = false
+    @OptionGroup var metadata: MetadataOptions
 
     func run() async throws {
         try await runReporting {
-            var p: [String: JSONValue] = ["active": .bool(active)]
+            var p: [String: JSONValue] = metadata.params.merging(["active": .bool(active)]) { $1 }
             if let from { p["from"] = .string(from) }
             if let to { p["to"] = .string(to) }
             if let label { p["label"] = .string(label) }

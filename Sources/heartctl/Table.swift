@@ -7,6 +7,10 @@ struct Table {
         self.headers = headers
     }
 
+    init(_ headers: [String]) {
+        self.headers = headers
+    }
+
     mutating func add(_ cells: [String]) {
         rows.append(cells)
     }

@@ -25,8 +25,10 @@ struct SocketTransport: Transport {
 struct OfflineTransport: Transport {
     let queries: StoreQueries
 
+    /// Only read methods: the file is opened read-only, and what changes the store (`delete`, `session.start`,
+    /// `session.stop`) is the daemon's job — it also rotates and tags the open series a session covers.
     func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
-        guard StoreQueries.methods[method] != nil, method != "delete" else {
+        guard StoreQueries.methods[method] == .read else {
             throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
         }
         return try queries.handle(method, params)

@@ -25,6 +25,9 @@ import Testing
         for event in WatchEvent.allCases {
             #expect(text.contains("| `\(event.rawValue)` |"), "watch event \(event.rawValue) is not documented")
         }
+        for event in ChangeEvent.allCases {
+            #expect(text.contains("| `\(event.rawValue)` |"), "subscribe event \(event.rawValue) is not documented")
+        }
         let configuration = try String(contentsOf: Self.doc.deletingLastPathComponent().appendingPathComponent("CONFIGURATION.md"),
                                        encoding: .utf8)
         #expect(!configuration.contains("\"event\": \"beat\""), "CONFIGURATION.md names an event that does not exist")

@@ -20,14 +20,9 @@ import TestBus
         defer { kill(fake.process.processIdentifier, SIGKILL) }
         let control = try await DBusConnection.connect(address: bus.address, logger: .init(label: "test"))
         defer { control.close() }
-        func ctl(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] {
-            try await control.call(destination: "org.bluez", path: "/org/heartd/fake", interface: "org.heartd.FakeBlueZ",
-                                   member: member, arguments: args, timeout: .seconds(5))
-        }
-        func subscribed() async -> Bool {
-            let reply = try? await ctl("Stats", [.string(Self.address)])
-            return reply?.first?.stringKeyedDictionary?["subscribed"]?.int == 1
-        }
+        let fakeControl = FakeBlueZControl(connection: control)
+        func ctl(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] { try await fakeControl.call(member, args) }
+        func subscribed() async -> Bool { await fakeControl.subscribed(Self.address) }
         let deadline = Date().addingTimeInterval(10)
         while (try? await control.nameOwner("org.bluez")) ?? nil == nil, Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))

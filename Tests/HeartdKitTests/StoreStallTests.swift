@@ -105,14 +105,9 @@ final class StallingSink: SeriesSink {
             }
         })
         let run = Task { try await capture.run() }
-        func ctl(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] {
-            try await control.call(destination: "org.bluez", path: "/org/heartd/fake", interface: "org.heartd.FakeBlueZ",
-                                   member: member, arguments: args, timeout: .seconds(5))
-        }
-        func subscribed(_ address: String) async -> Bool {
-            let reply = try? await ctl("Stats", [.string(address)])
-            return reply?.first?.stringKeyedDictionary?["subscribed"]?.int == 1
-        }
+        let fakeControl = FakeBlueZControl(connection: control)
+        func ctl(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] { try await fakeControl.call(member, args) }
+        func subscribed(_ address: String) async -> Bool { await fakeControl.subscribed(address) }
         for address in Self.addresses {
             while !(await subscribed(address)), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(await subscribed(address), "capture did not subscribe to \(address)")

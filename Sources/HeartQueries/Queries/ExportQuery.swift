@@ -3,37 +3,43 @@ import Foundation
 import HealthModel
 import HeartStore
 
-/// `export`: every sample overlapping [from, to) (whole samples, not trimmed), optionally of one device,
-/// in start order, through a streaming exporter.
+/// `export`: every sample in a scope — overlapping [from, to) (whole samples, not trimmed), optionally of one device,
+/// with metadata (or of one session) — in start order, through a streaming exporter.
 public struct ExportQuery: Sendable {
     public var format: ExportFormat
     public var from: Date
     public var to: Date
     public var device: String?
+    public var metadata: MetadataPredicate
 
-    public init(format: ExportFormat, from: Date, to: Date, device: String?) {
+    public init(format: ExportFormat, from: Date, to: Date, device: String?, metadata: MetadataPredicate = [:]) {
         self.format = format
         self.from = from
         self.to = to
         self.device = device
+        self.metadata = metadata
     }
 
-    public init(_ p: QueryParameters) throws(ControlError) {
+    public init(format: ExportFormat, scope: QueryScope) throws(ControlError) {
+        guard let from = scope.from, let to = scope.to else { throw ControlError(.internalError, "an export without a range") }
+        guard from < to else { throw ControlError(.invalidParams, "'from' must be before 'to'") }
+        self.init(format: format, from: from, to: to, device: scope.device, metadata: scope.metadata)
+    }
+
+    /// The format a request names (default `csv`).
+    public static func format(_ p: QueryParameters) throws(ControlError) -> ExportFormat {
         let name = try p.string("format") ?? "csv"
         guard let format = ExportFormat(rawValue: name) else {
             throw ControlError(.invalidParams, "unknown format '\(name)': use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let to = try p.date("to") ?? p.now
-        let from = try p.date("from") ?? to.addingTimeInterval(-86400)
-        guard from < to else { throw ControlError(.invalidParams, "'from' must be before 'to'") }
-        self.init(format: format, from: from, to: to, device: try p.string("device"))
+        return format
     }
 
     /// Runs the export; `progress` gets (samples done, samples in all) after each sample. Returns the sample count.
     @discardableResult
     public func run(database: HeartDatabase, emit: (String) -> Void,
                     progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
-        let summaries = try database.samples(device: device, from: from, to: to)
+        let summaries = try database.samples(device: device, from: from, to: to, metadata: metadata)
         var exporter = format.makeExporter()
         exporter.begin(emit: emit)
         for (i, summary) in summaries.enumerated() {
@@ -79,11 +85,23 @@ extension StoreQueries {
         }
     }
 
+    /// The export a request asks for (`format` and the scope of `export`, a session's span included).
+    public func exportQuery(_ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> ExportQuery {
+        do {
+            return try ExportQuery(format: try ExportQuery.format(QueryParameters(params, now: now)),
+                                   scope: try resolvedScope(of: "export", params, now: now))
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError(.unavailable, "store: \(error)")
+        }
+    }
+
     /// `exportStream` for a request's params, as a throwing stream (invalid params throw).
     public func exportEvents(_ params: [String: JSONValue]) -> AsyncThrowingStream<ControlEvent, any Error> {
         let query: ExportQuery
         do {
-            query = try ExportQuery(QueryParameters(params))
+            query = try exportQuery(params)
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }

@@ -52,7 +52,7 @@ extension StoreQueries {
         return JSONBridge.value(try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now))
     }
 
-    /// `from`, `to`, `label`, `active` (bool), `limit`.
+    /// `from`, `to`, `label`, `active` (bool), `metadata` (as for samples), `limit`.
     func sessionList(_ p: QueryParameters) throws -> JSONValue {
         let active: Bool
         switch p.params["active"] {
@@ -62,7 +62,8 @@ extension StoreQueries {
             active = b
         }
         let filter = SessionFilter(from: try p.date("from"), to: try p.date("to"), label: try p.string("label"),
-                                   activeOnly: active, limit: try p.int("limit") ?? 1000)
+                                   activeOnly: active, metadata: try p.metadataPredicate(),
+                                   limit: try p.int("limit") ?? 1000)
         return JSONBridge.value(["sessions": try database.sessions(filter)])
     }
 
@@ -88,11 +89,25 @@ extension QueryParameters {
         return result
     }
 
-    /// `metadata` (an object of strings) plus `session` (a UUID: its series carry `HeartdSession`).
-    public func metadataFilter() throws(ControlError) -> Metadata {
-        var filter = try stringObject("metadata")
-        if params["session"] != nil { filter[MetadataKey.session] = try uuid("session").uuidString }
-        return filter
+    /// `metadata` (an object whose values are a string or an array of allowed strings) plus `session` (a UUID: its
+    /// series carry `HeartdSession`), as a `MetadataPredicate`.
+    public func metadataPredicate() throws(ControlError) -> MetadataPredicate {
+        var predicate = MetadataPredicate()
+        if let object = params["metadata"], !object.isNull {
+            guard let members = object.objectValue else { throw ControlError(.invalidParams, "'metadata' must be an object") }
+            for (key, value) in members {
+                let values: [JSONValue] = value.arrayValue ?? [value]
+                guard !values.isEmpty else { throw ControlError(.invalidParams, "'metadata.\(key)' allows no value") }
+                for v in values {
+                    guard let s = v.stringValue else {
+                        throw ControlError(.invalidParams, "'metadata.\(key)' must be a string or an array of strings")
+                    }
+                    predicate.allow(key, s)
+                }
+            }
+        }
+        if params["session"] != nil { predicate.require(MetadataKey.session, try uuid("session").uuidString) }
+        return predicate
     }
 
     /// An array of strings; empty when absent.

@@ -49,10 +49,9 @@ public struct StoreQueries: Sendable {
     }
 
     func series(_ p: QueryParameters) throws -> JSONValue {
-        let list = try database.samples(type: try p.typeIdentifier(), device: try p.string("device"),
-                                        from: try p.date("from"), to: try p.date("to"),
-                                        metadata: try p.metadataFilter(), limit: try p.int("limit") ?? 1000,
-                                        newestFirst: try p.string("order") == "newest")
+        let scope = try Self.scope(of: "series", p.params, now: p.now)
+        let list = try database.samples(type: scope.type, device: scope.device, from: scope.from, to: scope.to,
+                                        metadata: scope.metadata, limit: scope.limit, newestFirst: scope.newestFirst)
         return JSONBridge.value(["samples": list])
     }
 
@@ -77,42 +76,64 @@ public struct StoreQueries: Sendable {
                 "device": s.device?.localIdentifier.map(JSONValue.string) ?? .null, "beats": .array(rows)]
     }
 
-    func range(_ p: QueryParameters, defaultSpan: TimeInterval = 86400) throws(ControlError) -> (Date, Date) {
-        let to = try p.date("to") ?? p.now
-        let from = try p.date("from") ?? to.addingTimeInterval(-defaultSpan)
+    /// The [from, to) of a range method's scope (defaults applied by `resolvedScope`), checked.
+    func range(_ scope: QueryScope) throws(ControlError) -> (Date, Date) {
+        guard let from = scope.from, let to = scope.to else { throw ControlError(.internalError, "a range method without a range") }
         guard from < to else { throw ControlError(.invalidParams, "'from' must be before 'to'") }
         return (from, to)
     }
 
     func quantities(_ p: QueryParameters) throws -> JSONValue {
         let type = try p.quantityType(default: .heartRate)
-        let (from, to) = try range(p)
-        let points = try database.quantities(type: type, from: from, to: to, device: try p.string("device"))
+        let scope = try resolvedScope(of: "quantities", p.params, now: p.now)
+        let (from, to) = try range(scope)
+        let points = try database.quantities(type: type, from: from, to: to, device: scope.device, metadata: scope.metadata)
         return .object(["type": .string(type.shortName), "unit": .string(type.unit.rawValue), "points": JSONBridge.value(points)])
     }
 
     /// Statistics over [from, to); with `interval` (seconds) a collection of buckets aligned to `anchor`
-    /// (default: midnight UTC of `from`).
+    /// (default: midnight UTC of `from`); with `by_device` also one entry per device (HealthKit's
+    /// `separateBySource`), each with the same fields.
     func stats(_ p: QueryParameters) throws -> JSONValue {
         let type = try p.quantityType(default: .heartRate)
-        let (from, to) = try range(p)
-        let points = try database.quantities(type: type, from: from, to: to, device: try p.string("device"))
-        var result: [String: JSONValue] = ["type": .string(type.shortName), "unit": .string(type.unit.rawValue)]
-        if let interval = try p.double("interval") {
-            guard interval > 0 else { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
-            let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
+        let scope = try resolvedScope(of: "stats", p.params, now: p.now)
+        let (from, to) = try range(scope)
+        let interval = try p.double("interval")
+        if let interval, interval <= 0 { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
+        let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
+        // The statistics (or buckets) of one device's points, or of every device's with nil; nil when it has none.
+        func statistics(device: String?, skipEmpty: Bool = false) throws -> [String: JSONValue]? {
+            let points = try database.quantities(type: type, from: from, to: to, device: device, metadata: scope.metadata)
+            if skipEmpty && points.isEmpty { return nil }
+            guard let interval else {
+                return ["statistics": JSONBridge.value(try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to))]
+            }
             let collection = try QuantityStatisticsCollection(points: points, style: type.aggregation, anchor: anchor,
                                                               interval: interval, from: from, to: to)
+            return ["buckets": JSONBridge.value(collection.buckets)]
+        }
+        var result = try statistics(device: scope.device) ?? [:]
+        result["type"] = .string(type.shortName)
+        result["unit"] = .string(type.unit.rawValue)
+        if let interval {
             result["anchor"] = .string(ExportDates.iso(anchor))
             result["interval"] = .double(interval)
-            result["buckets"] = JSONBridge.value(collection.buckets)
-        } else {
-            result["statistics"] = JSONBridge.value(try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to))
+        }
+        if try p.bool("by_device") == true {
+            var devices: [JSONValue] = []
+            for record in try database.devices() {
+                guard let address = record.address, scope.device.map({ $0.uppercased() == address.uppercased() }) ?? true,
+                      var entry = try statistics(device: address, skipEmpty: true) else { continue }
+                entry["device"] = .string(address)
+                entry["name"] = record.info.name.map(JSONValue.string) ?? .null
+                devices.append(.object(entry))
+            }
+            result["devices"] = .array(devices)
         }
         return .object(result)
     }
 
-    /// HRV of one heartbeat series (`uuid`) or of every series in a range, never across a gap.
+    /// HRV of one heartbeat series (`uuid`) or of every series in scope, never across a gap.
     func hrv(_ p: QueryParameters) throws -> JSONValue {
         let beats: [Beat]
         if p.params["uuid"] != nil {
@@ -120,9 +141,10 @@ public struct StoreQueries: Sendable {
             guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
             beats = b
         } else {
-            let (from, to) = try range(p)
+            let scope = try resolvedScope(of: "hrv", p.params, now: p.now)
+            let (from, to) = try range(scope)
             // Each series starts a new segment: flag its first beat so no RR spans two series.
-            beats = try database.heartbeatSeries(from: from, to: to, device: try p.string("device")).flatMap { s in
+            beats = try database.heartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata).flatMap { s in
                 s.beats.enumerated().map { i, b in Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0) }
             }
         }

@@ -17,11 +17,14 @@ public struct DaemonStatus: Sendable, Codable, Hashable {
     /// The pipeline's view of every device seen: heart rate, battery, open series, counters.
     public var devices: [DeviceStatus]
     public var store: StoreReport
-    /// Clients following `watch`.
+    /// Clients following `watch` (and `subscribe`).
     public var watchers: Int
+    /// Active sessions with their statistics so far.
+    public var sessions: [ActiveSessionStatus]
 
     public init(version: String, protocolVersion: String, pid: Int, mode: DaemonMode, started: Date, uptimeSeconds: Double,
-                capture: CaptureReport, devices: [DeviceStatus], store: StoreReport, watchers: Int) {
+                capture: CaptureReport, devices: [DeviceStatus], store: StoreReport, watchers: Int,
+                sessions: [ActiveSessionStatus] = []) {
         self.version = version
         self.protocolVersion = protocolVersion
         self.pid = pid
@@ -32,11 +35,12 @@ public struct DaemonStatus: Sendable, Codable, Hashable {
         self.devices = devices
         self.store = store
         self.watchers = watchers
+        self.sessions = sessions
     }
 
     enum CodingKeys: String, CodingKey {
         case version, protocolVersion = "protocol", pid, mode, started, uptimeSeconds = "uptime_s", capture, devices,
-             store, watchers
+             store, watchers, sessions
     }
 }
 

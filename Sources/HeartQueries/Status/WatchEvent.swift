@@ -7,4 +7,6 @@ public enum WatchEvent: String, Sendable, CaseIterable {
     case beats
     case battery
     case seriesFinished = "series-finished"
+    /// `watch` with `session`: the session stopped (`session`, `end`); the stream ends.
+    case sessionEnded = "session-ended"
 }

@@ -5,10 +5,13 @@ import Ingest
 import Logging
 
 /// Tells the pipeline which sessions are active (at the daemon's start, after recovery, and after every
-/// `session.start`/`session.stop`), so the open series of their devices rotate and carry their tags.
-func applyActiveSessions(pipeline: IngestPipeline, database: HeartDatabase) throws(ControlError) {
+/// `session.start`/`session.stop`), so the open series of their devices rotate and carry their tags, and the
+/// monitor keeps their live statistics.
+func applyActiveSessions(pipeline: IngestPipeline, database: HeartDatabase, monitor: ActiveSessionMonitor) throws(ControlError) {
     do {
-        pipeline.setActiveSessions(try database.sessions(SessionFilter(activeOnly: true)))
+        let active = try database.sessions(SessionFilter(activeOnly: true))
+        pipeline.setActiveSessions(active)
+        monitor.track(active, database: database)
     } catch {
         throw ControlError(.unavailable, "store: active sessions: \(error)")
     }

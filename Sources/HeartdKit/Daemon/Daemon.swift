@@ -36,6 +36,7 @@ public struct Daemon: Sendable {
         let notifier = try? SystemdNotifier(environment: environment)
         let (database, checkpoints) = try openStore()
         let hub = LiveEventHub(logger: logger)
+        let monitor = ActiveSessionMonitor()
         let statusLine = notifier.map { notifier in SystemdStatusLine { try? notifier.status($0) } }
         let stop = AsyncStream<Void>.makeStream()
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
@@ -45,20 +46,21 @@ public struct Daemon: Sendable {
         let pipeline = IngestPipeline(settings: configuration.ingestSettings, sink: store,
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
+                                          monitor.observe(event)
                                           statusLine?.observe(event)
                                           if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
         // Sessions active before a crash or stop are active again: their devices' series keep being tagged.
         do {
-            try applyActiveSessions(pipeline: pipeline, database: database)
+            try applyActiveSessions(pipeline: pipeline, database: database, monitor: monitor)
         } catch {
             logger.error("cannot read the active sessions", metadata: ["error": "\(error)"])
         }
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
-                                           store: store)
+                                           store: store, monitor: monitor)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer
         do {
@@ -95,6 +97,7 @@ public struct Daemon: Sendable {
         // The open series are saved (IngestService drained the store writer): their statistics are complete.
         if configuration.series.endSessionsOnShutdown { endActiveSessions(database: database, logger: logger) }
         hub.finishAll()
+        handler.changes.finishAll()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")
         return await pipeline.status()

@@ -16,10 +16,16 @@ public struct DaemonControlHandler: ControlHandler {
     let mode: DaemonMode
     /// The store writer; its counters are `status.store.sink`.
     let store: BackgroundSink?
+    /// The active sessions' live statistics (`status.sessions`).
+    let monitor: ActiveSessionMonitor
+    /// `subscribe`'s subscribers.
+    let changes: ChangeSubscriptions
 
-    public init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
-                mode: DaemonMode, store: BackgroundSink? = nil, startedAt: Date = Date()) {
+    init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
+         mode: DaemonMode, store: BackgroundSink? = nil, monitor: ActiveSessionMonitor, startedAt: Date = Date()) {
         self.store = store
+        self.monitor = monitor
+        self.changes = ChangeSubscriptions(database: database)
         self.pipeline = pipeline
         self.queries = StoreQueries(database: database)
         self.hub = hub
@@ -29,14 +35,14 @@ public struct DaemonControlHandler: ControlHandler {
     }
 
     static let daemonMethods: [String: ControlAccess] = [
-        "status": .read, "watch": .read, "export": .read, "allow": .admin, "forget": .admin,
+        "status": .read, "watch": .read, "export": .read, "subscribe": .read, "allow": .admin, "forget": .admin,
     ]
 
     public func access(for method: String) -> ControlAccess? {
         Self.daemonMethods[method] ?? StoreQueries.methods[method]
     }
 
-    public func isStreaming(_ method: String) -> Bool { method == "watch" || method == "export" }
+    public func isStreaming(_ method: String) -> Bool { method == "watch" || method == "export" || method == "subscribe" }
 
     public func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
         do {
@@ -58,29 +64,22 @@ public struct DaemonControlHandler: ControlHandler {
     }
 
     public func watch(_ request: ControlRequest, peer: PeerCredentials) async -> Result<AsyncStream<ControlEvent>, ControlError> {
-        switch request.method {
-        case "watch":
-            // A device filter of the wrong type is an error, not "no filter" (which would stream everything).
-            do throws(ControlError) {
-                return .success(hub.subscribe(device: try QueryParameters(request.params).string("device")))
-            } catch {
-                return .failure(error)
+        do throws(ControlError) {
+            switch request.method {
+            case "watch": return .success(try watchStream(request.params))
+            case "export": return .success(queries.exportStream(try queries.exportQuery(request.params)))
+            case "subscribe": return .success(try subscribeStream(request.params))
+            default: throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
             }
-        case "export":
-            do throws(ControlError) {
-                return .success(queries.exportStream(try ExportQuery(QueryParameters(request.params))))
-            } catch {
-                return .failure(error)
-            }
-        default:
-            return .failure(ControlError(.unknownMethod, "method '\(request.method)' does not stream"))
+        } catch {
+            return .failure(error)
         }
     }
 
     /// Stores the session, then rotates the open series of its devices, which are tagged from then on.
     func startSession(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         let result = try queries.handle("session.start", params)
-        try applyActiveSessions(pipeline: pipeline, database: queries.database)
+        try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
         return result
     }
 
@@ -101,7 +100,10 @@ public struct DaemonControlHandler: ControlHandler {
         }
         _ = await store?.drain(timeout: 5)
         let result = try queries.handle("session.stop", params)
-        try applyActiveSessions(pipeline: pipeline, database: queries.database)
+        try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
+        if let stopped = result["uuid"]?.stringValue.flatMap(UUID.init(uuidString:)) {
+            hub.endSession(stopped, at: result["end"] ?? .null)
+        }
         return result
     }
 
@@ -113,7 +115,7 @@ public struct DaemonControlHandler: ControlHandler {
             started: startedAt, uptimeSeconds: Date().timeIntervalSince(startedAt).rounded(),
             capture: await capture.status(), devices: await pipeline.status(),
             store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: store?.status ?? pipelineSink),
-            watchers: hub.watcherCount)
+            watchers: hub.watcherCount + changes.subscriberCount, sessions: monitor.status())
     }
 
     func devices(_ params: [String: JSONValue]) async throws -> JSONValue {

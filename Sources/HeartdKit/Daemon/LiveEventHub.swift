@@ -1,6 +1,7 @@
 import BlueZ
 import Control
 import Foundation
+import HealthModel
 import HeartQueries
 import Ingest
 import Logging
@@ -13,6 +14,8 @@ import LogFields
 /// watcher loses its oldest events, never slows capture; the socket server drops it if it stops reading).
 public final class LiveEventHub: Sendable {
     private let watchers = Mutex<[UUID: AsyncStream<ControlEvent>.Continuation]>([:])
+    /// The watchers of one session (`watch` with `session`): told when it ends.
+    private let sessionWatchers = Mutex<[UUID: UUID]>([:])
     private let logger: Logger
     /// Events buffered per watcher before the oldest are dropped.
     public static let watcherBuffer = 1024
@@ -25,17 +28,54 @@ public final class LiveEventHub: Sendable {
 
     /// A new watcher's stream; it unsubscribes itself when the consumer goes away.
     public func subscribe(device: String? = nil) -> AsyncStream<ControlEvent> {
+        filtered(register(), device: device, devices: nil, untilSessionEnds: false)
+    }
+
+    /// The live events of a session's devices (every device when it names none; `device` narrows it further) until
+    /// the session ends: then `session-ended` and the stream's end.
+    func subscribe(session: Session, device: String?) -> AsyncStream<ControlEvent> {
         let id = UUID()
+        sessionWatchers.withLock { $0[id] = session.uuid }
+        let devices = session.devices.isEmpty ? nil : Set(session.devices.map { $0.uppercased() })
+        return filtered(register(id: id), device: device, devices: devices, untilSessionEnds: true)
+    }
+
+    /// Tells the watchers of `session` that it ended (`end`: its end date) and ends their streams.
+    func endSession(_ session: UUID, at end: JSONValue) {
+        let ids = sessionWatchers.withLock { $0.filter { $0.value == session }.map(\.key) }
+        guard !ids.isEmpty else { return }
+        let event = ControlEvent(WatchEvent.sessionEnded.rawValue, fields: ["session": .string(session.uuidString), "end": end],
+                                 isFinal: true)
+        for c in watchers.withLock({ w in ids.compactMap { w[$0] } }) { c.yield(event) }
+    }
+
+    private func register(id: UUID = UUID()) -> AsyncStream<ControlEvent> {
         let (stream, continuation) = AsyncStream<ControlEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.watcherBuffer))
         continuation.onTermination = { [weak self] _ in
             _ = self?.watchers.withLock { $0.removeValue(forKey: id) }
+            _ = self?.sessionWatchers.withLock { $0.removeValue(forKey: id) }
         }
-        let filtered = device
         watchers.withLock { $0[id] = continuation }
-        guard let filtered else { return stream }
+        return stream
+    }
+
+    /// Only the events of `device` and of `devices` (nil: any); `session-ended` passes and ends the stream.
+    private func filtered(_ stream: AsyncStream<ControlEvent>, device: String?, devices: Set<String>?,
+                          untilSessionEnds: Bool) -> AsyncStream<ControlEvent> {
+        guard device != nil || devices != nil || untilSessionEnds else { return stream }
+        let device = device?.uppercased()
         return AsyncStream { out in
             let task = Task {
-                for await event in stream where event.fields["device"]?.stringValue == filtered { out.yield(event) }
+                for await event in stream {
+                    if event.name == WatchEvent.sessionEnded.rawValue {
+                        out.yield(event)
+                        break
+                    }
+                    let address = event.fields["device"]?.stringValue?.uppercased()
+                    if let device, address != device { continue }
+                    if let devices, !devices.contains(address ?? "") { continue }
+                    out.yield(event)
+                }
                 out.finish()
             }
             out.onTermination = { _ in task.cancel() }

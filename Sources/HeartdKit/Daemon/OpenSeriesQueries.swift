@@ -28,25 +28,16 @@ struct OpenSeriesQueries {
         }
     }
 
-    /// The open series matching `params`' type, device and range.
-    func open(_ params: [String: JSONValue], type fallback: String? = nil) throws(ControlError) -> [Sample] {
-        let p = QueryParameters(params)
-        let type = try p.typeIdentifier() ?? fallback, device = try p.string("device")
-        let from = try p.date("from"), to = try p.date("to")
-        // `session` and `metadata` filter open series as they filter stored ones (an open series carries its tags).
-        let metadata = try p.metadataFilter()
-        return pipeline.openSeries().filter { sample in
-            metadata.allSatisfy { sample.metadata[$0.key] == $0.value }
-                && (type == nil || sample.typeIdentifier == type)
-                && (device == nil || sample.device?.localIdentifier == device)
-                && (from.map { sample.end >= $0 } ?? true) && (to.map { sample.start < $0 } ?? true)
-        }
+    /// The open series in `scope`: filtered exactly as the store filters stored ones (`QueryScope.matches`), so
+    /// `session` and `metadata` select an open series by the tags it already carries.
+    func open(_ scope: QueryScope) -> [Sample] {
+        pipeline.openSeries().filter(scope.matches)
     }
 
     func series(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         let stored = try queries.handle("series", params)
         guard try QueryParameters(params).bool("include_open") == true else { return stored }
-        let open = try open(params)
+        let open = open(try StoreQueries.scope(of: "series", params))
         guard case .object(var result) = stored, case .array(var list)? = result["samples"] else { return stored }
         for sample in open {
             guard case .object(var summary) = JSONBridge.value(SampleSummary(sample)) else { continue }
@@ -70,8 +61,15 @@ struct OpenSeriesQueries {
 
     func stats(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         guard case .object(var result) = try queries.handle("stats", params) else { return .null }
-        let type = try QueryParameters(params).quantityType(default: .heartRate)
-        result["open_series"] = .int(try open(params, type: type.identifier).count)
+        var scope: QueryScope
+        do {
+            scope = try queries.resolvedScope(of: "stats", params)
+        } catch {
+            throw error as? ControlError ?? ControlError(.unavailable, "store: \(error)")
+        }
+        // A range that runs to now holds every open series, whatever its clock says (a fast simulator dates ahead).
+        if params["to"] == nil { scope.to = nil }
+        result["open_series"] = .int(open(scope).count)
         return .object(result)
     }
 }

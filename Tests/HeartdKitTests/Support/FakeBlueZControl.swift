@@ -1,0 +1,18 @@
+import DBus
+
+/// The fake BlueZ's control interface (`org.heartd.FakeBlueZ`, Tests/BlueZTests/Fixtures/fake_bluez.py): send
+/// notifications, read a device's counters.
+struct FakeBlueZControl {
+    let connection: DBusConnection
+
+    func call(_ member: String, _ args: [DBusValue]) async throws -> [DBusValue] {
+        try await connection.call(destination: "org.bluez", path: "/org/heartd/fake", interface: "org.heartd.FakeBlueZ",
+                                  member: member, arguments: args, timeout: .seconds(5))
+    }
+
+    /// Whether a client has subscribed to the device's heart-rate notifications.
+    func subscribed(_ address: String) async -> Bool {
+        let reply = try? await call("Stats", [.string(address)])
+        return reply?.first?.stringKeyedDictionary?["subscribed"]?.int == 1
+    }
+}
