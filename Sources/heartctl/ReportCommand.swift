@@ -4,7 +4,7 @@ import Foundation
 import HeartQueries
 
 /// `heartctl report`: one self-contained HTML file (inline SVG, no script, no network) for a session or a range,
-/// gathered through the same read methods as the other commands (socket or `--db`), rendered by `ReportPage`.
+/// made by the `report` method (the daemon over its socket, or `StoreQueries` itself with `--db`).
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
@@ -32,31 +32,24 @@ struct ReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let now = Date()
-            let scope: ReportQuery.Scope
-            if let session, let uuid = UUID(uuidString: session) {
-                scope = .session(uuid)
-            } else {
-                let start = from.flatMap { QueryParameters.parseDate($0, now: now) } ?? now
-                let end = to.flatMap { QueryParameters.parseDate($0, now: now) } ?? now
-                scope = .range(from: start, to: end, device: device)
-            }
-            let transport = try global.transport()
-            let data = try await ReportQuery(scope).gather(now: now) { method, params in
-                try await transport.call(method, params)
-            }
-            let html = ReportPage.render(data)
+            var p: [String: JSONValue] = [:]
+            if let session { p["session"] = .string(session) }
+            if let from { p["from"] = .string(from) }
+            if let to { p["to"] = .string(to) }
+            if let device { p["device"] = .string(device) }
+            let r = try await global.transport().call("report", p)
+            guard let html = r["html"]?.stringValue else { throw CLIError(.failed, "report: no html in the answer") }
             do {
                 try Data(html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
                 throw CLIError(.failed, "cannot write \(output): \(error.localizedDescription)")
             }
-            let bytes = html.utf8.count
+            let devices = r["devices"]?.intValue ?? 0, beats = r["beats"]?.intValue ?? 0
             if global.json {
-                return printJSON(.object(["path": .string(output), "bytes": .int(bytes),
-                                          "devices": .int(data.devices.count), "beats": .int(data.statistics.beats)]))
+                return printJSON(.object(["path": .string(output), "bytes": .int(html.utf8.count), "devices": .int(devices),
+                                          "beats": .int(beats)]))
             }
-            print("wrote \(output) (\(bytes / 1024 + 1) KiB, \(data.devices.count) device(s), \(data.statistics.beats) beats); "
+            print("wrote \(output) (\(html.utf8.count / 1024 + 1) KiB, \(devices) device(s), \(beats) beats); "
                 + "open it in any browser, e.g. xdg-open \(output)")
         }
     }
