@@ -1,8 +1,8 @@
 import Foundation
 import HealthModel
 
-/// What a report shows: a session (or a plain time range) with the data its devices stored in it. Gathered by
-/// `ReportQuery` through the read methods; rendered by `ReportPage` without any I/O.
+/// What a report shows: a session (or a plain time range) with the data its devices stored in it. Read from the
+/// store by `StoreQueries.reportData` (the `report` method); rendered by `ReportPage` without any I/O.
 public struct ReportData: Sendable {
     /// The session reported on; nil for a plain range (`--from --to`).
     public var session: Session?

@@ -12,7 +12,7 @@ public enum ReportPage {
         let title = data.session.map { "Session " + ($0.label ?? $0.uuid.uuidString) } ?? "Heart data report"
         var body = Markup.text("h1", [:], title)
         body += Markup.element("p", ["class": "scope"], Markup.escape(scopeLine(data)))
-        body += Markup.text("h2", [:], "Statistics")
+        body += Markup.text("h2", [:], "Statistics and HRV")
         body += ReportTables.statistics(data.statistics)
         body += Markup.text("h2", [:], "Heart rate")
         body += figure(HeartRatePlot.render(data, downsampling: downsampling), legend(data),
