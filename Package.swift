@@ -105,7 +105,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "HeartdKit", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents", "StrapLab", "Sync", "TestBus",
+            "Control", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
+            "StrapLab", "Sync", "TestBus",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

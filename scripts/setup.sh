@@ -2,7 +2,8 @@
 # Installs the system packages heartd needs to build, test and run (Debian/Ubuntu). Idempotent.
 set -euo pipefail
 PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-gi python3-dbusmock sqlite3 libxml2-utils
-      postgresql)  # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
+      postgresql   # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
+      chromium)    # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -172,6 +172,9 @@ final class BenchConnection {
         }
     }
 
+    /// Whether a complete line already waits in the buffer (poll(2) on `fd` cannot see it).
+    var hasBufferedLine: Bool { buffer.contains(10) }
+
     func roundTrip(_ line: String) throws -> ArraySlice<UInt8> {
         try send(line)
         return try readLine()

@@ -11,5 +11,6 @@ struct HeartBench: AsyncParsableCommand {
         commandName: "heartbench",
         abstract: "Measures heartd against its performance targets.",
         discussion: "Build with `swift build -c release --product heartbench`; debug builds are not representative.",
-        subcommands: [DataBenchmark.self, ControlCommand.self, TimelineCommand.self, SyncBenchmark.self])
+        subcommands: [DataBenchmark.self, ControlCommand.self, TimelineCommand.self, SyncBenchmark.self,
+                      SessionBenchmark.self])
 }

@@ -15,7 +15,7 @@ struct Heartctl: AsyncParsableCommand {
         version: HeartdVersion.string,
         subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
                       Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
-                      SessionCommand.self, Sessions.self,
+                      SessionCommand.self, Sessions.self, ReportCommand.self,
                       Decode.self])
 }
 

@@ -16,12 +16,13 @@ public struct StoreQueries: Sendable {
     public static let methods: [String: ControlAccess] = [
         "series": .read, "show": .read, "beats": .read, "quantities": .read, "stats": .read, "hrv": .read,
         "changes": .read, "devices": .read, "delete": .admin,
-    ].merging(sessionMethods) { a, _ in a }
+    ].merging(sessionMethods) { a, _ in a }.merging(reportMethods) { a, _ in a }
 
     public func handle(_ method: String, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
         let p = QueryParameters(params, now: now)
         do {
             if let result = try handleSession(method, p) { return result }
+            if method == "report" { return try report(p) }
             switch method {
             case "series": return try series(p)
             case "show": return try show(p)
