@@ -25,8 +25,10 @@ extension StoreQueries {
             }
             scope = .session(try p.uuid("session"))
         } else {
-            let (from, to) = try range(p)
-            scope = .range(from: from, to: to, device: try p.string("device"))
+            // The same window as `export`: `to` defaults to now, `from` to a day before it.
+            let window = try Self.scope(of: "export", p.params, now: p.now)
+            let (from, to) = try range(window)
+            scope = .range(from: from, to: to, device: window.device)
         }
         let data = try reportData(scope, now: p.now)
         let html = ReportPage.render(data)

@@ -13,7 +13,6 @@ struct SessionBenchmark: AsyncParsableCommand {
         commandName: "session",
         abstract: "Session statistics and report of a 24 h session, and start → first tagged beat latency.")
 
-    @Option(help: "The RR file played in a loop (default: shared/testdata's pyhrv sample).") var rrFile: String?
     @Option(help: "Timed runs per figure (median).") var runs = 9
     @Option(help: "Session starts against the daemon for the latency.") var trials = 8
     @Option(help: "The heartd binary (default: next to this executable); the latency is skipped without one.") var heartd: String?
@@ -21,16 +20,15 @@ struct SessionBenchmark: AsyncParsableCommand {
     @Option(help: "Keep the 24 h report here (to look at it).") var keepReport: String?
 
     func run() async throws {
-        guard let path = rrFile ?? RealRRDay.defaultPath() else { throw ValidationError("no RR file: pass --rr-file") }
         let workspace = try Workspace()
         defer { workspace.remove() }
-        progress("heartbench session: one sensor-day of \(path) through the ingest pipeline …")
+        progress("heartbench session: one real-RR sensor-day (RealRRRecording) through the ingest pipeline …")
         let database = try HeartDatabase(path: workspace.path("day.sqlite"))
-        var day = RealRRDay(rrMs: try RealRRDay.load(path: path), serial: "RR000001")
+        var day = RealRRRecording(serial: "RR000001")
         let ingest = try await IngestBenchmark(settings: IngestSettings(checkpointInterval: 300))
             .run(into: database, recording: &day, days: 1, secondsPerDay: 86_400)
-        let start = Date(timeIntervalSince1970: day.startUnix), end = start.addingTimeInterval(86_400)
-        let started = try database.startSession(Session(label: "24 h", start: start, devices: [RealRRDay.address]))
+        let start = Date(timeIntervalSince1970: RealRRRecording.startUnix), end = start.addingTimeInterval(86_400)
+        let started = try database.startSession(Session(label: "24 h", start: start, devices: [RealRRRecording.address]))
         let (session, stopSeconds) = try Stopwatch.measure { try database.stopSession(uuid: started.uuid, end: end) }
         var table = ResultTable()
         try statistics(database, session: session, stopSeconds: stopSeconds, into: &table)
@@ -54,7 +52,7 @@ struct SessionBenchmark: AsyncParsableCommand {
         let (stats, seconds) = try Stopwatch.median(runs: runs) { try database.sessionStatistics(session, until: end) }
         let queries = StoreQueries(database: database)
         let (naive, naiveSeconds) = try Stopwatch.median(runs: max(3, runs / 3)) {
-            try Self.statisticsThroughReadMethods(queries, from: session.start, to: end, device: RealRRDay.address)
+            try Self.statisticsThroughReadMethods(queries, from: session.start, to: end, device: RealRRRecording.address)
         }
         table.add("Statistics of a 24 h session (`sessionStatistics`, median of \(runs))", heartd: Fmt.ms(seconds),
                   baseline: "\(Fmt.ms(naiveSeconds)) (load all through `series`/`beats`/`quantities`, then compute; "
