@@ -38,7 +38,7 @@ struct Series: AsyncParsableCommand {
             if !meta.isEmpty { p["metadata"] = metaObject(meta) }
             if let type { p["type"] = .string(type) }
             if let limit { p["limit"] = .int(limit) }
-            p["include_open"] = .bool(true)  // the daemon's series still being captured (--db: stored only)
+            p["include_open"] = .bool(true)  // the series still being captured (--db: as of the daemon's last checkpoint)
             let r = try await global.transport().call("series", p)
             if global.json { return printJSON(r) }
             var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
