@@ -6,6 +6,10 @@
 #   scripts/lab-test.sh                     # ~3-6 min the first time (VM image + static release build), then ~1.5 min
 #   scripts/lab-test.sh faults              # bluetoothd killed and restarted, then the sensor silent for 14 s (~2 min)
 #   scripts/lab-test.sh adapter             # the central's adapter powered off/on (D-Bus), then hci down/up (~2 min)
+#   scripts/lab-test.sh two-sensors         # four controllers: heartd on hci0+hci1, sensors on hci2 and hci3, both at
+#                                           # once; sensor B killed and restarted while A streams on (~3.5 min).
+#                                           # NOT PASSING YET, not in .ci/run: heartd plans both sensors onto one
+#                                           # adapter; and btvirt's hci0 often fails to come up with four (exit 3)
 #   LAB=/path/to/shared/lab scripts/lab-test.sh
 #   SUBSCRIBE=acquire-notify scripts/lab-test.sh
 set -euo pipefail
@@ -44,12 +48,24 @@ case "$SCENARIO" in
   adapter)  # clock: scenario start; the central's adapter powered off and on over D-Bus, then taken down and up
     SECONDS_UP=${DAEMON_SECONDS:-62}
     FAULTS="20:power-off=hci0;26:power-on=hci0;38:hci-down=hci0;44:hci-up=hci0" ;;
-  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults, adapter)" >&2; exit 2 ;;
+  two-sensors)  # btvirt carries one link per central: two centrals for two sensors (scripts/lab/two-sensors-in-guest.sh)
+    ;;
+  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults, adapter, two-sensors)" >&2; exit 2 ;;
 esac
 set +e
-"$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
-  -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
-  heartd -- heartd-in-guest.sh > "$OUT/run.log" 2>&1
+if [ "$SCENARIO" = two-sensors ]; then
+  # A: the lab's usual stream (2/s, RR 0.5 s at 120 bpm); B: a strap's 1/s at 60 bpm (RR 1 s). Each its own
+  # Device Information strings, so a mix-up of device metadata shows.
+  "$LAB/run.sh" -o "$OUT" -H "$BIN" -t 200 -e CONTROLLERS=4 \
+    -e PERIPH_A_OPTS="$PERIPH --serial HRL1-00000A --name HRLab-Sensor-A --alias HRLab-A --model HRL-1A --firmware 1.4.2" \
+    -e PERIPH_B_OPTS="--rate 1 --rr 1 --energy 50 --bpm 60 --battery 55 --serial HRL1-00000B --name HRLab-Sensor-B --alias HRLab-B --model HRL-1B --firmware 2.0.1 --manufacturer HRLab-B-Works --location 2" \
+    -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
+    "$ROOT/scripts/lab/two-sensors-in-guest.sh" > "$OUT/run.log" 2>&1
+else
+  "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
+    -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
+    heartd -- heartd-in-guest.sh > "$OUT/run.log" 2>&1
+fi
 rc=$?
 set -e
 tail -25 "$OUT/run.log"
@@ -57,4 +73,8 @@ tail -25 "$OUT/run.log"
 DB="$OUT/work/heartd.sqlite"
 [ -f "$DB" ] || { echo "lab-test: no store at $DB"; exit 1; }
 echo "lab-test: output in $OUT"
-python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
+if [ "$SCENARIO" = two-sensors ]; then
+  python3 "$ROOT/scripts/lab/check-two-sensors.py" "$HEARTCTL" "$DB" "$OUT"
+else
+  python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
+fi

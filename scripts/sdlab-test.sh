@@ -3,7 +3,7 @@
 # 5.66, two virtual LE controllers, a heart-rate peripheral) with this checkout at /src and static binaries built
 # here at /host, and runs scripts/sdlab/<scenario>.sh as root in it. The scenario asserts each step and writes
 # summary.txt; the journal of the whole boot is kept in the output folder.
-#   scripts/sdlab-test.sh                  # the user scenario (install → capture → watchdog → uninstall), ~2.5 min
+#   scripts/sdlab-test.sh                  # the user scenario (install → capture → watchdog → sync → uninstall), ~3.5 min
 #   SDLAB=/path/to/shared/sdlab scripts/sdlab-test.sh
 # Exit: the scenario's status (0 = every step passed), 2 when the lab is missing or misused.
 set -euo pipefail
@@ -20,7 +20,11 @@ command -v mmdebstrap >/dev/null && command -v mkfs.ext4 >/dev/null && command -
   apt-get install -y -qq --no-install-recommends mmdebstrap e2fsprogs qemu-system-x86 >/dev/null 2>&1 ||
     { apt-get update -qq && apt-get install -y -qq --no-install-recommends mmdebstrap e2fsprogs qemu-system-x86 >/dev/null; }
 }
-"$SDLAB/build-image.sh" >&2
+# The lab's image plus Debian's postgresql (for heartd-sync.service, scripts/sdlab/sync.sh), built by the project's
+# copy of the lab's build script into its own cache folder (<cache>/hrlab/pg/sd, where run.sh looks with this
+# HRLAB_DIR); rebuilt only when its inputs change.
+export HRLAB_DIR=$HRLAB_DIR/pg
+SDLAB="$SDLAB" scripts/sdlab/build-image.sh >&2
 
 # Static-stdlib release builds (the guest has Debian 12's libdbus and libsqlite3 but no Swift runtime); the same
 # scratch path as scripts/lab-test.sh, so the two share one build.

@@ -29,9 +29,14 @@ check "missing build refused" '! DESTDIR="$stage" BUILD_DIR="$tmp/none" scripts/
 check "dry run changes nothing" 'DESTDIR="$tmp/dry" BUILD_DIR="$tmp/build" scripts/install.sh --dry-run >/dev/null && [ ! -e "$tmp/dry" ]'
 
 # A user's drop-ins, as `systemctl edit heartd` and `systemctl set-property heartd` write them.
-mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d"
+mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d" \
+  "$stage/etc/systemd/system/heartd-sync.service.d"
 echo "[Service]" > "$stage/etc/systemd/system/heartd.service.d/override.conf"
 echo "[Service]" > "$stage/etc/systemd/system.control/heartd.service.d/50-CPUQuota.conf"
+echo "[Service]" > "$stage/etc/systemd/system/heartd-sync.service.d/override.conf"
+# The state both units leave (StateDirectory=heartd, StateDirectory=heartd-sync).
+mkdir -p "$stage/var/lib/heartd" "$stage/var/lib/heartd-sync"
+echo "{}" > "$stage/var/lib/heartd-sync/state.json"
 DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh >/dev/null
 check "uninstall removes files" '[ ! -e "$stage/opt/hd/bin/heartd" ] && [ ! -e "$stage/etc/systemd/system/heartd.service" ] && [ ! -e "$stage/etc/udev/rules.d/90-heartd.rules" ]'
 check "uninstall removes the catalog" '[ ! -e "$stage/opt/hd/lib/systemd/catalog/heartd.catalog" ]'
@@ -40,6 +45,8 @@ check "uninstall keeps drop-ins" '[ -f "$stage/etc/systemd/system/heartd.service
 DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh --purge >/dev/null
 check "purge removes config" '[ ! -e "$stage/etc/heartd" ]'
 check "purge removes drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd.service.d" ] && [ ! -e "$stage/etc/systemd/system.control/heartd.service.d" ]'
+check "purge removes heartd-sync's drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd-sync.service.d" ]'
+check "purge removes both units' state" '[ ! -e "$stage/var/lib/heartd" ] && [ ! -e "$stage/var/lib/heartd-sync" ]'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Removes what scripts/install.sh installed. Keeps the configuration (/etc/heartd and any drop-ins in
-# heartd.service.d/), the database (/var/lib/heartd) and the heartd user unless --purge is given.
+# heartd.service.d/ or heartd-sync.service.d/), the database (/var/lib/heartd), the sync state (/var/lib/heartd-sync)
+# and the heartd user unless --purge is given.
 #
 #   sudo scripts/uninstall.sh [--purge]
 #   scripts/uninstall.sh --dry-run
@@ -51,18 +52,22 @@ done
 if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run rmdir --ignore-fail-on-non-empty "$DESTDIR$PREFIX/share/doc/heartd"; fi
 
 if [ "$PURGE" -eq 1 ]; then
-  run rm -rf "$DESTDIR$SYSCONFDIR/heartd" "$DESTDIR/var/lib/heartd"
-  # Drop-ins: `systemctl edit` (system/), `systemctl set-property` (system.control/), and their --runtime forms.
-  for dropins in "$SYSCONFDIR/systemd/system/heartd.service.d" "$SYSCONFDIR/systemd/system.control/heartd.service.d" \
-                 /run/systemd/system/heartd.service.d /run/systemd/system.control/heartd.service.d; do
-    if [ -e "$DESTDIR$dropins" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -rf "$DESTDIR$dropins"; fi
+  # The configuration (with sync-password) and both units' state (StateDirectory=heartd, heartd-sync).
+  run rm -rf "$DESTDIR$SYSCONFDIR/heartd" "$DESTDIR/var/lib/heartd" "$DESTDIR/var/lib/heartd-sync"
+  # Drop-ins of both units: `systemctl edit` (system/), `systemctl set-property` (system.control/), and their
+  # --runtime forms.
+  for unit in heartd.service heartd-sync.service; do
+    for dropins in "$SYSCONFDIR/systemd/system/$unit.d" "$SYSCONFDIR/systemd/system.control/$unit.d" \
+                   "/run/systemd/system/$unit.d" "/run/systemd/system.control/$unit.d"; do
+      if [ -e "$DESTDIR$dropins" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -rf "$DESTDIR$dropins"; fi
+    done
   done
   if [ "$live" -eq 1 ]; then
     if getent passwd heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run userdel heartd || true; fi
     if getent group heartd >/dev/null 2>&1 || [ "$DRY_RUN" -eq 1 ]; then run groupdel heartd || true; fi
   fi
 else
-  echo "# kept $SYSCONFDIR/heartd, /var/lib/heartd, heartd.service.d drop-ins and the heartd user (use --purge to remove)"
+  echo "# kept $SYSCONFDIR/heartd, /var/lib/heartd, /var/lib/heartd-sync, the units' drop-ins and the heartd user (use --purge to remove)"
 fi
 
 if [ "$live" -eq 1 ]; then

@@ -75,6 +75,32 @@ extension HeartDatabase {
         return Recovery(samples: recovered, discardedJournalBytes: read?.damagedBytes ?? 0)
     }
 
+    /// The series still open in a running daemon, as its checkpoints have them (the newest snapshot in the journal
+    /// or the `open_series` row, whichever holds more), minus those stored since: the series recovery would finish.
+    /// Reads without locking, so a reader (`heartctl --db`) can show them beside the stored ones while the daemon
+    /// runs; they lag the daemon by up to one checkpoint (about a second). Oldest first.
+    public func openSeriesSnapshots() throws(StoreError) -> [Sample] {
+        var newest: [UUID: CheckpointRecord] = [:]
+        for record in try journalPath.map({ path throws(StoreError) in try OpenSeriesJournal.peek(path: path) }) ?? [] {
+            newest[record.uuid] = record
+        }
+        let records = try read { db in
+            for row in try CheckpointRecord.fetchAll(db) {
+                if let journaled = newest[row.uuid], try Self.itemCount(journaled) >= Self.itemCount(row) { continue }
+                newest[row.uuid] = row
+            }
+            let stored = try db.cachedStatement(sql: "SELECT 1 FROM samples WHERE uuid = ?")
+            return try newest.values.filter { record in
+                try Bool.fetchOne(stored, arguments: [StoreCoding.uuidBlob(record.uuid)]) != true
+            }
+        }
+        var samples: [Sample] = []
+        for record in records.sorted(by: { ($0.start, $0.uuid.uuidString) < ($1.start, $1.uuid.uuidString) }) {
+            samples.append(try record.sample())
+        }
+        return samples
+    }
+
     /// Puts the newest journaled snapshot of each series into `open_series` unless the row there holds more
     /// (a crash between a compaction's commit and the journal's reset leaves older snapshots behind).
     static func absorb(_ journaled: [CheckpointRecord], in db: Database) throws {

@@ -31,7 +31,7 @@ struct Series: AsyncParsableCommand {
             var p = range.params.merging(filter.params) { $1 }
             if let type { p["type"] = .string(type) }
             if let limit { p["limit"] = .int(limit) }
-            p["include_open"] = .bool(true)  // the daemon's series still being captured (--db: stored only)
+            p["include_open"] = .bool(true)  // the series still being captured (--db: as of the daemon's last checkpoint)
             let r = try await global.transport().call("series", p)
             if global.json { return printJSON(r) }
             var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")

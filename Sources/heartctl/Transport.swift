@@ -31,7 +31,8 @@ struct OfflineTransport: Transport {
         guard StoreQueries.methods[method] == .read else {
             throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
         }
-        return try queries.handle(method, params)
+        // Open series too (marked open), as the running daemon's checkpoints hold them.
+        return try OpenSeriesQueries.checkpointed(queries).handle(method, params)
     }
 
     func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {

@@ -21,13 +21,16 @@ struct ThreadPriorityTests {
         return (try? runTool("/usr/bin/prlimit", ["--nice=24", "/bin/true"]).status) == 0
     }()
 
-    static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../systemd/heartd.service").standardized.path
+    static func unitPath(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../systemd/\(name)").standardized.path
+    }
+    static let unit = unitPath("heartd.service")
     static let complaint = "Failed to set thread priority"
 
     /// The RLIMIT_NICE value systemd sets for the unit's `LimitNICE=` (a nice level n becomes 20 - n).
-    static func unitNiceLimit() throws -> Int? {
-        let text = try String(contentsOfFile: unit, encoding: .utf8)
+    static func unitNiceLimit(_ path: String = unit) throws -> Int? {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("LimitNICE=") }) else { return nil }
         let value = line.dropFirst("LimitNICE=".count)
         guard let number = Int(value) else { return nil }
@@ -61,10 +64,13 @@ struct ThreadPriorityTests {
         #expect(try Self.daemonOutput(niceLimit: 0).contains(Self.complaint))
     }
 
-    @Test("the unit lets setpriority(2) through its system-call filter, after the line that removes @resources")
-    func unitAllowsSetpriority() throws {
-        #expect(try Self.unitNiceLimit() == 24, "LimitNICE=-4: the manager thread's nice value")
-        let lines = try String(contentsOfFile: Self.unit, encoding: .utf8).split(separator: "\n")
+    /// Both units: `heartd sync` runs on the same Swift runtime (libdispatch under async/await and NIO's hand-offs).
+    @Test("the unit lets setpriority(2) through its system-call filter, after the line that removes @resources",
+          arguments: ["heartd.service", "heartd-sync.service"])
+    func unitAllowsSetpriority(_ name: String) throws {
+        let path = Self.unitPath(name)
+        #expect(try Self.unitNiceLimit(path) == 24, "LimitNICE=-4: the manager thread's nice value")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         let removal = try #require(lines.firstIndex { $0.hasPrefix("SystemCallFilter=~") && $0.contains("@resources") })
         #expect(lines[(removal + 1)...].contains { $0.hasPrefix("SystemCallFilter=") && !$0.contains("~") && $0.contains("setpriority") })
     }

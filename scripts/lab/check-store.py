@@ -7,9 +7,11 @@ usage: check-store.py [--scenario disconnect|faults|adapter] HEARTCTL STORE PERI
   adapter:    the central's adapter is powered off and on, later taken down and up (lab-test.sh adapter)
 Exit 0 when every check passes; prints one line per check.
 """
-import json
-import subprocess
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labcheck import Checker, check_device, peripheral_events, rr_count  # noqa: E402
 
 args = sys.argv[1:]
 scenario = "disconnect"
@@ -17,34 +19,9 @@ if args[:1] == ["--scenario"]:
     scenario, args = args[1], args[2:]
 heartctl, db, plog = args[:3]
 daemon_log = open(args[3]).read() if len(args) > 3 else ""
-failures = []
-passed = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    (passed if ok else failures).append(what)
-
-
-def ctl(*args):
-    out = subprocess.run([heartctl, "--db", db, *args, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
-
-
-events = [json.loads(line) for line in open(plog) if line.startswith("{")]
-info = next(e for e in events if e.get("ev") == "device-info")
-address = next(e for e in events if e.get("ev") == "adapter")["address"]
-notified = [e for e in events if e.get("ev") == "notify"]
-
-
-def rr_count(payload):
-    b = bytes.fromhex(payload)
-    if not b or not b[0] & 0x10:
-        return 0
-    start = 1 + (2 if b[0] & 0x01 else 1) + (2 if b[0] & 0x08 else 0)
-    return max(0, (len(b) - start) // 2)
-
-
+c = Checker(heartctl, db)
+check, ctl = c.check, c.ctl
+events, info, address, notified = peripheral_events(plog)
 rr_sent = sum(rr_count(e["hex"]) for e in notified)
 
 samples = ctl("series", "--from", "2000-01-01", "--to", "2100-01-01", "--limit", "100000")["samples"]
@@ -90,21 +67,8 @@ check(offsets_ok, "beat offsets strictly increase in every series")
 avg = [s["aggregates"].get("average") for s in hr_series]
 check(hr_series and all(a is not None and 119 <= a <= 121 for a in avg), f"heart-rate series averages within 119-121 bpm: {avg}")
 
-device = next((d for d in ctl("devices")["devices"] if d["address"] == address), None)
-check(device is not None, f"device {address} stored")
-if device:
-    i = device["info"]
-    expected = {"manufacturer": info["manufacturer"], "model": info["model"], "hardwareVersion": info["hardware"],
-                "firmwareVersion": info["firmware"], "softwareVersion": info["software"], "localIdentifier": address}
-    for key, value in expected.items():
-        check(i.get(key) == value, f"device {key} = {value!r} (stored {i.get(key)!r})")
-    check(i.get("metadata", {}).get("HKMetadataKeyDeviceSerialNumber") == info["serial"], f"serial number {info['serial']}")
-    check(i.get("metadata", {}).get("HKMetadataKeyHeartRateSensorLocation") == str(info["location"]),
-          f"body sensor location {info['location']}")
-    check(bool(i.get("name")), f"device name {i.get('name')!r}")
+check_device(c, info, address)
 check(bool(beat_series) and beat_series[0].get("device", {}).get("localIdentifier") == address,
       "samples carry the device")
-integrity = subprocess.run(["sqlite3", db, "PRAGMA integrity_check"], capture_output=True, text=True).stdout.strip()
-check(integrity == "ok", f"integrity_check: {integrity}")
-print(f"lab: {len(passed)} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+c.integrity()
+c.finish()

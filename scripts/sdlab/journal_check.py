@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Checks heartd's own journal entries of this boot (_SYSTEMD_UNIT=heartd.service), for scripts/sdlab/user.sh.
+"""Checks heartd's own journal entries of this boot (_SYSTEMD_UNIT=heartd.service, or heartd-sync.service), for
+scripts/sdlab/user.sh and sync.sh.
 
   journal_check.py fields ADDRESS     every entry that mentions the sensor (its address, or its BlueZ object path
                                       dev_AA_BB_…) carries HEARTD_DEVICE=ADDRESS, and `journalctl -u heartd
                                       HEARTD_DEVICE=ADDRESS` returns exactly those entries
-  journal_check.py denials [PID …]    no entry at priority err or worse and none that reads like a denial
-                                      (permission, errno, seccomp), except from the listed PIDs (the daemon the
-                                      watchdog aborted), which are counted apart
+  journal_check.py denials [--unit U] [PID …]
+                                      no entry of unit U (default heartd.service) at priority err or worse and none
+                                      that reads like a denial (permission, errno, seccomp), except from the listed
+                                      PIDs (the daemon the watchdog aborted), which are counted apart
 Prints one line of counts; exits 1 with the offending entries on failure."""
 import json
 import re
@@ -52,8 +54,8 @@ def fields(address):
 DENIAL = re.compile(r"denied|not permitted|errno|EACCES|EPERM|seccomp|Failed to set thread priority|audit", re.I)
 
 
-def denials(excluded):
-    own = entries("_SYSTEMD_UNIT=heartd.service")
+def denials(excluded, unit="heartd.service"):
+    own = entries(f"_SYSTEMD_UNIT={unit}")
     bad, aborted = [], 0
     for e in own:
         priority = int(e.get("PRIORITY", "6"))
@@ -63,7 +65,7 @@ def denials(excluded):
             else:
                 bad.append(e)
     kernel = [e for e in entries("-k") if "heartd" in text(e.get("MESSAGE", "")) and DENIAL.search(text(e.get("MESSAGE", "")))]
-    print(f"heartd entries={len(own)} error-or-denial={len(bad)} kernel-denials={len(kernel)} "
+    print(f"{unit} entries={len(own)} error-or-denial={len(bad)} kernel-denials={len(kernel)} "
           f"from-the-aborted-daemon={aborted}")
     for e in (bad + kernel)[:20]:
         print("  ", show(e))
@@ -72,5 +74,10 @@ def denials(excluded):
 
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    ok = fields(args[0]) if mode == "fields" else denials(set(args))
+    if mode == "fields":
+        ok = fields(args[0])
+    elif args[:1] == ["--unit"]:
+        ok = denials(set(args[2:]), args[1])
+    else:
+        ok = denials(set(args))
     sys.exit(0 if ok else 1)

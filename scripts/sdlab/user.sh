@@ -3,7 +3,8 @@
 # runs it; it runs as root in the guest, with this checkout at /src and the static binaries at /host).
 #   install (scripts/install.sh --enable) → READY → heartctl allow → capture → STATUS= → open series listed →
 #   heartctl as a group member and as an outsider → watchdog restart with recovery → systemctl stop → journal
-#   fields and catalog → systemd-analyze security → no denial or error line → uninstall.sh --purge leaves nothing.
+#   fields and catalog → systemd-analyze security → no denial or error line → heartd-sync.service against PostgreSQL
+#   (sync.sh) → uninstall.sh --purge leaves nothing.
 # The lab's one adjustment: both roles share one bluetoothd, so heartd is told to use the central's adapter only.
 # WatchdogSec is shortened to 10 s by a drop-in (as `systemctl edit heartd` would write one), which also gives
 # --purge a drop-in to remove.
@@ -108,12 +109,8 @@ systemd-analyze security heartd --no-pager > /out/security.txt 2>&1
 exposure=$(sed -n 's/.*Overall exposure level for heartd.service: \([0-9.]*\).*/\1/p' /out/security.txt)
 check security "systemd-analyze security heartd: ${exposure:-?} (documented: ${EXPOSURE_BOUND})" le "${exposure:-9}" "$EXPOSURE_BOUND"
 
-# 8. heartd-sync.service (branch sync): its steps go here once the unit exists — installed by install.sh, a
-# PostgreSQL on the guest's loopback, READY, a sync round, its journal and sandbox, then the same purge checks.
-# Until then a checkout that has the unit says so loudly in summary.txt (a SKIP, so merging it does not turn CI red).
-if [ -f /src/systemd/heartd-sync.service ]; then
-  skip sync "systemd/heartd-sync.service exists but is NOT exercised yet: add its steps in scripts/sdlab/user.sh step 8"
-else skip sync "no systemd/heartd-sync.service in this checkout"; fi
+# 8. heartd-sync.service against a real PostgreSQL on the loopback (scripts/sdlab/sync.sh; SKIP without PostgreSQL)
+. /src/scripts/sdlab/sync.sh
 
 # 9. uninstall --purge leaves nothing: files, drop-ins, state, users, catalog entries, unit
 (cd /src && scripts/uninstall.sh --purge) > /out/uninstall.log 2>&1
@@ -123,7 +120,8 @@ left=$(find / -xdev \( -path /proc -o -path /sys -o -path /src -o -path /host -o
          -o -name '*heartd*' -print 2>/dev/null; find /run -name '*heartd*' -not -path '/run/log/*' 2>/dev/null)
 check purge "nothing named heartd left on the disk or in /run${left:+: $(echo $left)}" test -z "$left"
 check purge-users "no heartd user or group" sh -c '! getent passwd heartd && ! getent group heartd'
-check purge-unit "systemd no longer knows heartd.service" sh -c '! systemctl cat heartd.service >/dev/null 2>&1'
+check purge-unit "systemd no longer knows heartd.service nor heartd-sync.service" \
+  sh -c '! systemctl cat heartd.service >/dev/null 2>&1 && ! systemctl cat heartd-sync.service >/dev/null 2>&1'
 check purge-catalog "journalctl --list-catalog no longer lists heartd's ids" \
   test "$(journalctl --list-catalog 2>/dev/null | grep -c ' heartd: ')" = 0
 

@@ -56,6 +56,19 @@ final class OpenSeriesJournal {
         return (scan.records, damagedOnOpen + scan.fileLength - scan.validLength)
     }
 
+    /// The intact records of the journal at `path`, read without opening it for writing or locking it: what a reader
+    /// (`heartctl --db`) may see of a running daemon's open series. No file: none. A record being written is cut
+    /// short or fails its CRC, and is left out with what follows it, as on open.
+    static func peek(path: String) throws(StoreError) -> [CheckpointRecord] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return [] }
+            throw error("cannot open", path)
+        }
+        defer { close(fd) }
+        return try scan(fd: fd, path: path).records
+    }
+
     /// Appends snapshots in one `write(2)` at the end of the intact records. On failure the file is cut back to
     /// that length; should even that fail, the next append overwrites the torn bytes (it writes at the same offset).
     func append(_ records: [CheckpointRecord]) throws(StoreError) {

@@ -53,7 +53,7 @@ public struct DaemonControlHandler: ControlHandler {
             case "forget": try await changePolicy(request.params, allow: false)
             case "session.start": try startSession(request.params)
             case "session.stop": try await stopSession(request.params)
-            default: try OpenSeriesQueries(pipeline: pipeline, queries: queries).handle(request.method, request.params)
+            default: try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(request.method, request.params)
             }
             return ControlResponse(id: request.id, result: result)
         } catch let error as ControlError {

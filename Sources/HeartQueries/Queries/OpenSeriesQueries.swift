@@ -1,25 +1,40 @@
 import Control
 import Foundation
 import HealthModel
-import HeartQueries
 import HeartStore
-import Ingest
 
-/// The daemon's read methods that must not pretend capture stored nothing: a series is stored only when it
-/// finishes (idle timeout, disconnect, rotation after up to an hour), and an operator checking that capture works
-/// would otherwise see "no samples". The daemon knows its open series, so:
+/// The read methods that must not pretend capture stored nothing: a series is stored only when it finishes (idle
+/// timeout, disconnect, rotation after up to an hour), and an operator checking that capture works would otherwise
+/// see "no samples". The daemon passes its pipeline's open series; `heartctl --db` passes what the daemon's
+/// checkpoints hold of them (`HeartDatabase.openSeriesSnapshots`, up to a second behind). So:
 /// - `series` with `"include_open": true` (heartctl sends it) lists them after the stored ones, marked
 ///   `"open": true`, with their data so far (and `"open"`: the count of them); without it, stored series only, as
 ///   before, so scripts that read `series` as "what is stored" keep their meaning;
 /// - `beats UUID` answers for an open heartbeat series (marked open) as for a stored one;
 /// - `stats` (heart-rate points) covers stored series only and says how many open series of the type it left out
 ///   (`open_series`), because statistics over a series that is still growing would change under the reader.
-/// `heartctl --db` has no daemon and lists stored series only.
-struct OpenSeriesQueries {
-    let pipeline: IngestPipeline
+public struct OpenSeriesQueries {
+    /// The series still open, as a `Sample` each (data so far).
+    let openSeries: () throws(ControlError) -> [Sample]
     let queries: StoreQueries
 
-    func handle(_ method: String, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+    public init(queries: StoreQueries, openSeries: @escaping () throws(ControlError) -> [Sample]) {
+        self.queries = queries
+        self.openSeries = openSeries
+    }
+
+    /// For a reader of the store file (`heartctl --db`): the open series as the daemon's checkpoints hold them.
+    public static func checkpointed(_ queries: StoreQueries) -> OpenSeriesQueries {
+        OpenSeriesQueries(queries: queries) { () throws(ControlError) in
+            do {
+                return try queries.database.openSeriesSnapshots()
+            } catch {
+                throw ControlError(.unavailable, "store: the open series' checkpoints: \(error)")
+            }
+        }
+    }
+
+    public func handle(_ method: String, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         switch method {
         case "series": return try series(params)
         case "beats": return try beats(params)
@@ -30,14 +45,14 @@ struct OpenSeriesQueries {
 
     /// The open series in `scope`: filtered exactly as the store filters stored ones (`QueryScope.matches`), so
     /// `session` and `metadata` select an open series by the tags it already carries.
-    func open(_ scope: QueryScope) -> [Sample] {
-        pipeline.openSeries().filter(scope.matches)
+    func open(_ scope: QueryScope) throws(ControlError) -> [Sample] {
+        try openSeries().filter(scope.matches)
     }
 
     func series(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         let stored = try queries.handle("series", params)
         guard try QueryParameters(params).bool("include_open") == true else { return stored }
-        let open = open(try StoreQueries.scope(of: "series", params))
+        let open = try open(try StoreQueries.scope(of: "series", params))
         guard case .object(var result) = stored, case .array(var list)? = result["samples"] else { return stored }
         for sample in open {
             guard case .object(var summary) = JSONBridge.value(SampleSummary(sample)) else { continue }
@@ -54,7 +69,7 @@ struct OpenSeriesQueries {
             return try queries.handle("beats", params)
         } catch where error.code == .notFound {
             let uuid = try QueryParameters(params).uuid()
-            guard case .heartbeatSeries(let s)? = pipeline.openSeries().first(where: { $0.uuid == uuid }) else { throw error }
+            guard case .heartbeatSeries(let s)? = try openSeries().first(where: { $0.uuid == uuid }) else { throw error }
             return .object(StoreQueries.beatsResult(s).merging(["open": .bool(true)]) { $1 })
         }
     }
@@ -69,7 +84,7 @@ struct OpenSeriesQueries {
         }
         // A range that runs to now holds every open series, whatever its clock says (a fast simulator dates ahead).
         if params["to"] == nil { scope.to = nil }
-        result["open_series"] = .int(open(scope).count)
+        result["open_series"] = .int(try open(scope).count)
         return .object(result)
     }
 }
