@@ -55,7 +55,7 @@ extension DBusConnection {
                 fds[1].revents = 0
                 // A safety timeout: a message libdbus read during another call on the queue is dispatched through
                 // the dispatch-status callback; should one ever be left behind, it waits at most this long. Long,
-                // because every wake-up costs (~150 µs here), and nothing has ever been found left behind.
+                // because every wake-up costs (≥ 25 µs here), and nothing has ever been found left behind.
                 let n = poll(&fds, 2, 30_000)
                 if n < 0 {
                     if errno == EINTR { continue }

@@ -41,6 +41,9 @@ public final class HeartDatabase: Sendable {
             let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(8 * 1024 * 1024 / max(pageSize, 512))")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // SQLite's default page cache is 2000 KiB per connection, filled as pages are touched: a daemon that
+            // appends series for an hour grows by it (the kernel's page cache holds the file anyway).
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
         }
         let pool: DatabasePool
         do {
@@ -95,8 +98,15 @@ public final class HeartDatabase: Sendable {
         self.isReadOnly = readOnly
     }
 
+    /// SQLite's page cache per connection (KiB): enough for the B-tree interior pages of the daemon's writes and
+    /// queries, small enough that a resident process stays flat (docs/BENCHMARKS.md, "Memory").
+    static let pageCacheKiB = 256
+    /// Reader connections of the pool: the daemon's control socket rarely has more than one query at once.
+    static let maximumReaders = 2
+
     private static func configuration(readOnly: Bool) -> Configuration {
         var config = Configuration()
+        config.maximumReaderCount = maximumReaders
         config.readonly = readOnly
         config.foreignKeysEnabled = true
         config.label = "heartd.store"

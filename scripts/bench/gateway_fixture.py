@@ -1,0 +1,53 @@
+"""A gateway for the bench scripts (soak.py, gateway-cpu.py): a private dbus-daemon, the project's fake BlueZ
+(Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adapters of 6 slots, and heartd allowed to
+capture them all (adapter_connection_limit 6, a silent-stop timeout longer than the wait before the stream)."""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import dbus
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FAKE = os.path.join(ROOT, "Tests/BlueZTests/Fixtures/fake_bluez.py")
+
+
+class Gateway:
+    def __init__(self, heartd, addresses, prefix, extra=()):
+        self.addresses = addresses
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+        self.db = os.path.join(self.tmp, "h.sqlite")
+        self.bus_daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                                           stdout=subprocess.PIPE, text=True)
+        bus = self.bus_daemon.stdout.readline().strip()
+        self.fake = subprocess.Popen(["/usr/bin/python3", FAKE, "--address", bus, "--devices", ",".join(addresses),
+                                      "--known", "--adapters", "hci0,hci1,hci2", "--slots", "6"])
+        time.sleep(2.0)  # the fake owns org.bluez
+        argv = [heartd, "--db", self.db, "--socket", os.path.join(self.tmp, "c.sock"), "--set", 'control.group=""',
+                "--set", "bluetooth.adapter_connection_limit=6", "--set", "bluetooth.silent_stop_seconds=600",
+                "--log-level", "warning", "--log-target", "stderr", *extra]
+        for a in addresses:
+            argv += ["--allow", a]
+        self.heartd = subprocess.Popen(argv, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus),
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=open(os.path.join(self.tmp, "heartd.log"), "w"))
+        self.ctl = dbus.Interface(dbus.bus.BusConnection(bus).get_object("org.bluez", "/org/heartd/fake"),
+                                  "org.heartd.FakeBlueZ")
+
+    def wait_subscribed(self, key="subscribed", timeout=180):
+        """Waits until every sensor is subscribed (`fd_open` for AcquireNotify); says which are not at the timeout."""
+        deadline = time.time() + timeout
+        while not all(self.ctl.Stats(a)[key] >= 1 for a in self.addresses):
+            if time.time() > deadline:
+                late = [a for a in self.addresses if self.ctl.Stats(a)[key] < 1]
+                print("not subscribed within %d s: %s (log: %s/heartd.log)" % (timeout, late, self.tmp), file=sys.stderr)
+                return False
+            time.sleep(0.5)
+        return True
+
+    def stop(self):
+        if self.heartd.poll() is None:
+            self.heartd.kill()
+        self.fake.terminate()
+        self.bus_daemon.terminate()
