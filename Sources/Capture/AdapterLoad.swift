@@ -1,12 +1,15 @@
 import SourceEvents
 import Posix
 
-/// What the manager remembers about adapters between reconciles: connection-limit refusals and learned limits.
+/// What the manager remembers about adapters between reconciles: connection-limit refusals, adapters a device's
+/// attempts failed on (struggles) and learned limits.
 /// Kept apart from `CaptureManager` (one job: the bookkeeping behind `AdapterPlanner`).
 struct AdapterLoad: Sendable {
     var planner: AdapterPlanner
     /// Address → adapter name → monotonic time until which that adapter is avoided for it.
     private var refusals: [String: [String: Double]] = [:]
+    /// Address → adapter name → monotonic time until which an attempt that failed there (no notification) counts.
+    private var struggles: [String: [String: Double]] = [:]
     /// Adapter name → limit learned from a connection-limit answer (the connections it had then).
     private(set) var learned: [String: Int] = [:]
 
@@ -26,17 +29,31 @@ struct AdapterLoad: Sendable {
         return backoff
     }
 
-    /// Refusals still in back-off (expired ones are dropped).
-    mutating func activeRefusals(now: Double = MonotonicClock.now()) -> [String: Set<String>] {
-        for (address, byAdapter) in refusals {
-            let live = byAdapter.filter { $0.value > now }
-            refusals[address] = live.isEmpty ? nil : live
-        }
-        return refusals.mapValues { Set($0.keys) }
+    /// An attempt of `address` through `adapter` failed before any notification; it counts for `seconds`.
+    mutating func struggled(address: String, adapter: String, for seconds: Double, now: Double = MonotonicClock.now()) {
+        struggles[address, default: [:]][adapter] = now + seconds
     }
 
-    /// The earliest time a refusal ends (a reconcile is due then), if any.
-    var nextExpiry: Double? { refusals.values.flatMap(\.values).min() }
+    /// Refusals still in back-off (expired ones are dropped).
+    mutating func activeRefusals(now: Double = MonotonicClock.now()) -> [String: Set<String>] {
+        Self.live(&refusals, now: now)
+    }
+
+    /// Struggles still counting (expired ones are dropped).
+    mutating func activeStruggles(now: Double = MonotonicClock.now()) -> [String: Set<String>] {
+        Self.live(&struggles, now: now)
+    }
+
+    private static func live(_ table: inout [String: [String: Double]], now: Double) -> [String: Set<String>] {
+        for (address, byAdapter) in table {
+            let live = byAdapter.filter { $0.value > now }
+            table[address] = live.isEmpty ? nil : live
+        }
+        return table.mapValues { Set($0.keys) }
+    }
+
+    /// The earliest time a refusal or struggle ends (a reconcile is due then), if any.
+    var nextExpiry: Double? { (refusals.values.flatMap(\.values) + struggles.values.flatMap(\.values)).min() }
 
     /// The status line of each adapter.
     func status(adapters: [(name: String, powered: Bool)], assigned: [String: Int],

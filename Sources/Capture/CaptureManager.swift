@@ -276,7 +276,8 @@ actor CaptureManager {
         let powered = survey.powered
         var current: [String: String] = [:]
         for s in sessions.values { current[s.address] = s.adapterPath.lastPathComponent }
-        let plan = load.planner.plan(candidates: survey.candidates, current: current, refused: load.activeRefusals())
+        let plan = load.planner.plan(candidates: survey.candidates, current: current, refused: load.activeRefusals(),
+                                     struggling: load.activeStruggles())
         let wanted = survey.devices(for: plan)
         for (path, s) in sessions where wanted[path] == nil {
             let reason: DisconnectReason
@@ -310,6 +311,13 @@ actor CaptureManager {
                                    backoff: policy.connectionLimitBackoff)
         await reconcile()
         return backoff
+    }
+
+    /// A session's attempt failed before any notification (not a connection limit): the plan is redone with that
+    /// adapter marked as struggling for the device for `seconds`, which moves it when another adapter sees it.
+    func attemptFailed(address: String, adapterPath: String, for seconds: Double) async {
+        load.struggled(address: address, adapter: adapterPath.lastPathComponent, for: seconds)
+        await reconcile()
     }
 
     private func startSession(devicePath: String, address: String, adapterPath: String) {

@@ -80,6 +80,7 @@ struct Runner {
         while true {
             let before = s.stats.snapshot.notifications
             let reason: DisconnectReason, failure: BlueZError?
+            var attemptError = false
             do {
                 try await establish()
                 (reason, failure) = (try await monitor(), nil)
@@ -92,6 +93,7 @@ struct Runner {
                 return
             } catch {
                 (reason, failure) = (.attemptFailed("\(error)"), error as? BlueZError)
+                attemptError = true
                 s.stats.update { $0.lastError = reason.description }
                 s.logger.warning("capture attempt failed", metadata: ["error": .string(reason.description)])
             }
@@ -100,6 +102,10 @@ struct Runner {
             let full = await AdapterFull.check(failure, session: s)  // its own back-off; may move the device
             s.stats.update { $0.state = full == nil ? .backoff : .adapterFull; $0.reconnects += 1 }
             let delay = max(backoff.next(), full ?? 0)
+            if full == nil, attemptError, s.stats.snapshot.notifications == before {
+                // Nothing came through this adapter: another that sees the device may do better (AdapterPlanner rule 4).
+                await s.manager.attemptFailed(address: s.address, adapterPath: s.adapterPath, for: max(delay, 10))
+            }
             s.logger.info("reconnecting after backoff", metadata: ["reason": .string(reason.description), "delay_s": .stringConvertible(delay)])
             do { try await pause(delay) } catch let stop as SessionStopped {
                 await teardown(reason: stop.reason, callBluez: stop.bluezAlive, disconnect: stop.disconnect)

@@ -35,4 +35,19 @@ import Testing
         let moved = planner.plan(candidates: ["A": ["hci0", "hci1"]], current: ["A": "hci0"], refused: ["A": ["hci0"]])
         #expect(moved["A"] == "hci1")
     }
+
+    @Test func aStrugglingDeviceMovesWhenAnotherAdapterSeesIt() {
+        let planner = AdapterPlanner(defaultLimit: 5)
+        // B was placed on hci0 beside A (the first survey saw it only there); its attempts there fail.
+        let moved = planner.plan(candidates: ["A": ["hci0", "hci1"], "B": ["hci0", "hci1"]],
+                                 current: ["A": "hci0", "B": "hci0"], struggling: ["B": ["hci0"]])
+        #expect(moved == ["A": "hci0", "B": "hci1"])
+        // seen by its adapter only: it stays and retries there
+        let alone = planner.plan(candidates: ["B": ["hci0"]], current: ["B": "hci0"], struggling: ["B": ["hci0"]])
+        #expect(alone["B"] == "hci0")
+        // struggled everywhere: placed anyway, least loaded first
+        let everywhere = planner.plan(candidates: ["B": ["hci0", "hci1"]], current: ["B": "hci1"],
+                                      struggling: ["B": ["hci0", "hci1"]])
+        #expect(everywhere["B"] == "hci0")
+    }
 }

@@ -106,4 +106,17 @@ import Testing
         #expect(status.adapters.first?.connected == 1)
         await h.stop()
     }
+
+    /// The lab's two-sensor finding: a sensor whose attempts keep failing on the adapter it was given (there, a
+    /// controller that carries one link per central) must be tried through another adapter that sees it.
+    @Test func aSensorFailingOnItsAdapterMovesToAnotherThatSeesIt() async throws {
+        let h = try await Harness(devices: [addrA], policy: fastPolicy([addrA]), fakeArguments: ["--adapters", "hci0,hci1"])
+        // every Connect through hci0 (the first adapter, where the plan puts it) fails
+        try await h.ctl("FailConnect", [.string(addrA), .uint32(1000), .string("org.bluez.Error.Failed"),
+                                        .string("le-connection-abort-by-local")])
+        h.start()
+        _ = try await h.waitStats(addrA, "subscribed through hci1", timeout: 10) { $0["subscribed"] == 1 && $0["links"] == 1 }
+        #expect(h.capture.status().devices.first { $0.address == addrA }?.adapter == "hci1")
+        await h.stop()
+    }
 }
