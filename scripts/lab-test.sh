@@ -55,7 +55,7 @@ set +e
 if [ "$SCENARIO" = two-sensors ]; then
   # A: the lab's usual stream (2/s, RR 0.5 s at 120 bpm); B: a strap's 1/s at 60 bpm (RR 1 s). Each its own
   # Device Information strings, so a mix-up of device metadata shows.
-  "$LAB/run.sh" -o "$OUT" -H "$BIN" -t 200 -e CONTROLLERS=5 \
+  "$LAB/run.sh" -o "$OUT" -H "$BIN" -t 300 -e CONTROLLERS=5 \
     -e PERIPH_A_OPTS="$PERIPH --serial HRL1-00000A --name HRLab-Sensor-A --alias HRLab-A --model HRL-1A --firmware 1.4.2" \
     -e PERIPH_B_OPTS="--rate 1 --rr 1 --energy 50 --bpm 60 --battery 55 --serial HRL1-00000B --name HRLab-Sensor-B --alias HRLab-B --model HRL-1B --firmware 2.0.1 --manufacturer HRLab-B-Works --location 2" \
     -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \

@@ -73,7 +73,9 @@ public struct ObjectMirror: Sendable {
     public func properties(_ path: String, _ iface: String) -> Properties? { objects[path]?[iface] }
 
     /// What differs from `older`, as `path iface.key: old → new` lines (interfaces as `+iface` / `-iface`);
-    /// used to tell whether a reload found something the signals had not brought.
+    /// used to tell whether a reload found something the signals had not brought. A characteristic's `Value` is
+    /// left out: it changes with every notification, which its subscriber reads straight from the bus (a capture
+    /// client's tap takes them before the mirror), so a reload during a stream always finds it "changed".
     public func differences(from older: ObjectMirror) -> [String] {
         var out: [String] = []
         for path in Set(objects.keys).union(older.objects.keys).sorted() {
@@ -82,6 +84,7 @@ public struct ObjectMirror: Sendable {
                 guard let n = new[iface] else { out.append("\(path) -\(iface)"); continue }
                 guard let o = old[iface] else { out.append("\(path) +\(iface)"); continue }
                 for key in Set(n.keys).union(o.keys).sorted() where n[key] != o[key] {
+                    if iface == BlueZ.gattCharacteristic && key == "Value" { continue }
                     out.append("\(path) \(iface.split(separator: ".").last ?? "").\(key): \(o[key].map(Self.brief) ?? "-") → \(n[key].map(Self.brief) ?? "-")")
                 }
             }

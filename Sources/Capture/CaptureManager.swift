@@ -298,7 +298,24 @@ actor CaptureManager {
         board.setAdapters(load.status(adapters: survey.allowed.map { ($0.name, powered.contains($0.path)) },
                                       assigned: assigned, connected: survey.connected))
         if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
-        await updateDiscovery(powered: powered)
+        await updateDiscovery(powered: powered, seeking: seekingAdapters(survey))
+    }
+
+    /// Powered adapters that should look for a device failing on every adapter that sees it: AdapterPlanner's
+    /// rule 4 can move it only to an adapter that sees it, and an adapter stops discovering once every wanted
+    /// device is seen somewhere (lab: the sensor hci1 heard first kept failing there, hci2 had stopped listening).
+    private func seekingAdapters(_ survey: AdapterSurvey) -> Set<String> {
+        var seeking: Set<String> = []
+        let candidates = survey.candidates
+        for (address, struggled) in load.activeStruggles() where load.planner.pins[address] == nil {
+            let seen = candidates[address] ?? []
+            guard seen.isSubset(of: struggled) else { continue }
+            for adapter in survey.powered where !seen.contains(adapter.lastPathComponent)
+                && !struggled.contains(adapter.lastPathComponent) {
+                seeking.insert(adapter)
+            }
+        }
+        return seeking
     }
 
     /// A session's Connect was answered with its adapter's connection limit (`AdapterFull`): the refusal and the
@@ -382,7 +399,7 @@ actor CaptureManager {
         }
     }
 
-    private func updateDiscovery(powered: Set<String>) async {
+    private func updateDiscovery(powered: Set<String>, seeking: Set<String>) async {
         guard policy.discovery, bluezOwner != nil else { return }
         let now = MonotonicClock.now()
         // A wanted device any powered adapter sees is not missing (each is captured through one adapter only).
@@ -391,7 +408,7 @@ actor CaptureManager {
         let missing = !policy.normalizedAllowList.isSubset(of: present)
         for adapter in powered.sorted() {
             let active = sessions.values.contains { $0.adapterPath == adapter }
-            let want = missing || (policy.autoHeartRate && !active)
+            let want = missing || seeking.contains(adapter) || (policy.autoHeartRate && !active)
             let on = discoveryOn[adapter] ?? false
             let handle = Adapter(connection: connection, path: adapter)
             if want && !on {

@@ -81,4 +81,24 @@ import Testing
         #expect(m.properties(dev, BlueZ.device)?["Connected"] == .bool(true))
         #expect(m.connectedInferred == 1)
     }
+
+    /// Lab, two sensors: every reload during a stream logged "it had missed changes" for the streaming
+    /// characteristic's Value, which the mirror never follows (values go to the tap) — a false alarm each time.
+    @Test func aReloadDoesNotReportCharacteristicValuesAsMissedChanges() {
+        let chr = "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF/service0010/char0011"
+        func mirror(value: [UInt8], flags: [String]) -> ObjectMirror {
+            var m = ObjectMirror()
+            m.apply(DBusSignal(sender: ":1.1", path: "/", interface: BlueZ.objectManager, member: "InterfacesAdded", arguments: [
+                .objectPath(chr),
+                .dict(keySignature: "s", valueSignature: "a{sv}", [DBusDictEntry(
+                    key: .string(BlueZ.gattCharacteristic), value: .stringVariantDict([
+                        "Value": .bytes(value), "Flags": .array(elementSignature: "s", flags.map { .string($0) })]))]),
+            ]))
+            return m
+        }
+        let before = mirror(value: [0x10, 60], flags: ["notify"])
+        #expect(mirror(value: [0x10, 61], flags: ["notify"]).differences(from: before).isEmpty)
+        // anything else still shows
+        #expect(mirror(value: [0x10, 61], flags: ["read", "notify"]).differences(from: before).count == 1)
+    }
 }

@@ -119,4 +119,18 @@ import Testing
         #expect(h.capture.status().devices.first { $0.address == addrA }?.adapter == "hci1")
         await h.stop()
     }
+
+    /// Lab, two centrals: hci1 heard both sensors first, so both went there; hci2's discovery was stopped before it
+    /// heard any (nothing was missing), and the sensor whose attempts kept failing on hci1 had nowhere to go — it
+    /// failed there for ever. Now an adapter looks for a device that is failing on every adapter that sees it.
+    @Test func aSensorFailingWhereItIsSeenIsLookedForByTheOtherAdapters() async throws {
+        let h = try await Harness(devices: [addrA], known: false, policy: fastPolicy([addrA]),
+                                  fakeArguments: ["--adapters", "hci0,hci1", "--discovery-delay", "hci1=1500"])
+        try await h.ctl("FailConnect", [.string(addrA), .uint32(1000), .string("org.bluez.Error.Failed"),
+                                        .string("le-connection-abort-by-local")])
+        h.start()
+        _ = try await h.waitStats(addrA, "subscribed through hci1", timeout: 15) { $0["subscribed"] == 1 && $0["links"] == 1 }
+        #expect(h.capture.status().devices.first { $0.address == addrA }?.adapter == "hci1")
+        await h.stop()
+    }
 }

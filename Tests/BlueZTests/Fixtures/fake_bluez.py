@@ -22,7 +22,9 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   (--adapters hci0,hci1,...: several controllers that all see every device, each device once per adapter, like
    bluetoothd; --slots N: an adapter refuses an (N+1)th connection with org.bluez.Error.Failed
    "le-connection-concurrent-connection-limit", what bluetoothd 5.66 answers when the kernel reports EMLINK.
-   Notify/Stream go to every adapter the sensor is connected through, like a sensor linked to two centrals.)
+   Notify/Stream go to every adapter the sensor is connected through, like a sensor linked to two centrals;
+   --discovery-delay hci1=1500: that adapter's discovery finds the devices only 1.5 s after StartDiscovery, and
+   not at all if discovery is stopped before, like a second radio that is slower to hear the advertisements.)
   (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
    like bluetoothd after a restart)
   Stats(s addr) -> a{si}           counters: connect, disconnect, start_notify, stop_notify, acquire_notify,
@@ -128,7 +130,7 @@ class Adapter(Obj):
         self.fake.counters["discovery_starts"] += 1
         if not self.props["Discovering"]:
             self.set(Discovering=dbus.Boolean(True))
-        GLib.timeout_add(50, lambda: self.fake.advertise_all(self))
+        GLib.timeout_add(self.fake.discovery_delay.get(self.path.split("/")[-1], 50), lambda: self.fake.advertise_all(self))
 
     @dbus.service.method(ADAPTER)
     def StopDiscovery(self):
@@ -453,6 +455,7 @@ class Fake:
         self.bus = dbus.bus.BusConnection(args.address)
         self.counters = {"discovery_starts": 0, "limit_refusals": 0}
         self.slots = args.slots
+        self.discovery_delay = {n: int(ms) for n, ms in (e.split("=") for e in args.discovery_delay.split(",") if e)}
         self.max_links, self.sent = {}, {}
         self.root = Root(self)
         names = [n for n in (args.adapters or args.adapter).split(",") if n]
@@ -508,6 +511,8 @@ def main():
     ap.add_argument("--adapter", default="hci0")
     ap.add_argument("--adapters", default="", help="several adapters, comma-separated (overrides --adapter)")
     ap.add_argument("--slots", type=int, default=0, help="connections per adapter (0: no limit)")
+    ap.add_argument("--discovery-delay", default="",
+                    help="NAME=MS,...: that adapter's discovery finds devices only MS after StartDiscovery (default 50)")
     ap.add_argument("--known", action="store_true", help="devices exist at start (no discovery needed)")
     ap.add_argument("--stale-connected", type=float, default=0,
                     help="export devices Connected=true but unresolved, drop to false after this many s")
