@@ -97,7 +97,10 @@ struct Runner {
                 s.stats.update { $0.lastError = reason.description }
                 s.logger.warning("capture attempt failed", metadata: ["error": .string(reason.description)])
             }
-            await teardown(reason: reason, callBluez: true, disconnect: false)
+            // A failed attempt releases the link it asked for (policy permitting): left up — connected but never
+            // resolved — it held the sensor and a controller slot, so the retry, here or on another adapter, could
+            // not get through (lab, two centrals: ServicesResolved timeouts for ever).
+            await teardown(reason: reason, callBluez: true, disconnect: attemptError && s.policy.disconnectOnStop)
             if s.stats.snapshot.notifications > before { backoff.reset() }
             let full = await AdapterFull.check(failure, session: s)  // its own back-off; may move the device
             s.stats.update { $0.state = full == nil ? .backoff : .adapterFull; $0.reconnects += 1 }
@@ -237,10 +240,13 @@ struct Runner {
         var attempt = 0
         while true {
             do {
-                try await device.connect(timeout: .milliseconds(Int(s.policy.connectTimeout * 1000)))
+                // Ours from the call on: a Connect that times out on our side may still bring the link up in
+                // bluetoothd, and a failed attempt must release it (see `run`).
                 weConnected = true
+                try await device.connect(timeout: .milliseconds(Int(s.policy.connectTimeout * 1000)))
                 return
             } catch let e as BlueZError where e.kind == .alreadyConnected {
+                weConnected = false  // someone else's link
                 return
             } catch let e as BlueZError where (e.kind == .leConnectionAbortByLocal || e.kind == .inProgress) && attempt < 3 {
                 attempt += 1

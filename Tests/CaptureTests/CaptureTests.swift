@@ -275,6 +275,20 @@ import Testing
         #expect(h.capture.status().devices.first?.state == .stopped)
     }
 
+    /// Lab, two centrals: an attempt that timed out waiting for ServicesResolved left its link up, so every
+    /// retry found the device "already connected" but never resolved, and the sensor was held for ever.
+    @Test func aFailedAttemptReleasesTheLinkItAskedFor() async throws {
+        var policy = fastPolicy()
+        policy.resolveTimeout = 0.5
+        let h = try await Harness(policy: policy)
+        try await h.ctl("NeverResolve", [.string(addrA), .bool(true)])
+        h.start()
+        _ = try await h.waitStats(addrA, "the unresolved link released", timeout: 10) { $0["disconnect"]! >= 1 && $0["links"] == 0 }
+        try await h.ctl("NeverResolve", [.string(addrA), .bool(false)])
+        _ = try await h.waitStats(addrA, "subscribed after the sensor resolves again", timeout: 10) { $0["subscribed"] == 1 }
+        await h.stop()
+    }
+
     @Test func autoHeartRateFindsAnyHeartRateSensor() async throws {
         let h = try await Harness(known: false, policy: fastPolicy([], auto: true))
         h.start()

@@ -13,6 +13,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   HangConnect(s addr, b)           Connect never replies (sensor out of range)
   SilentConnected(s addr, b)       Connect sets Connected=true without a PropertiesChanged (bluetoothd 5.66 in the lab)
+  NeverResolve(s addr, b)          Connect links but ServicesResolved never comes (btvirt with a busy peer, in the lab)
   LateDeviceInformation(s addr, u ms)  Device Information objects exported ms after ServicesResolved (bluetoothd
                                    after a restart, in the lab)
   SetPowered(b)                    adapter power (off drops every link)
@@ -152,6 +153,7 @@ class Device(Obj):
         self.acquire_busy = False
         self.hang_connect = False
         self.silent_connected = False
+        self.never_resolve = False
         self.late_dis_ms = 0
         self.hung = []
         self.gatt = []
@@ -214,7 +216,8 @@ class Device(Obj):
         for o in self.gatt:
             if o not in late:
                 o.export()
-        GLib.timeout_add(20, lambda: self.set(ServicesResolved=dbus.Boolean(True)) and False)
+        if not self.never_resolve:
+            GLib.timeout_add(20, lambda: self.set(ServicesResolved=dbus.Boolean(True)) and False)
         def export_late():
             if self.props["Connected"]:
                 for o in late:
@@ -392,6 +395,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def SilentConnected(self, addr, on):
         self.dev(addr).silent_connected = bool(on)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def NeverResolve(self, addr, on):
+        self.dev(addr).never_resolve = bool(on)
 
     @dbus.service.method(CTL, in_signature="su")
     def LateDeviceInformation(self, addr, ms):
