@@ -298,21 +298,26 @@ actor CaptureManager {
         board.setAdapters(load.status(adapters: survey.allowed.map { ($0.name, powered.contains($0.path)) },
                                       assigned: assigned, connected: survey.connected))
         if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
-        await updateDiscovery(powered: powered, seeking: seekingAdapters(survey))
+        await updateDiscovery(powered: powered, seeking: seekingAdapters(survey, plan: plan))
     }
 
-    /// Powered adapters that should look for a device failing on every adapter that sees it: AdapterPlanner's
-    /// rule 4 can move it only to an adapter that sees it, and an adapter stops discovering once every wanted
-    /// device is seen somewhere (lab: the sensor hci1 heard first kept failing there, hci2 had stopped listening).
-    private func seekingAdapters(_ survey: AdapterSurvey) -> Set<String> {
+    /// Powered adapters that should look for a wanted device they do not see: one the plan could not place (every
+    /// adapter that sees it is full or refused it) or one failing on every adapter that sees it (AdapterPlanner's
+    /// rule 4). The plan can only use adapters that see a device, and an adapter stops discovering once every
+    /// wanted device is seen somewhere (lab: hci1 heard both sensors first and hci2 stopped listening, so the one
+    /// hci1 could not carry had nowhere to go). Only adapters with room look.
+    private func seekingAdapters(_ survey: AdapterSurvey, plan: [String: String]) -> Set<String> {
+        var assigned: [String: Int] = [:]
+        for adapter in plan.values { assigned[adapter, default: 0] += 1 }
+        let struggles = load.activeStruggles()
         var seeking: Set<String> = []
-        let candidates = survey.candidates
-        for (address, struggled) in load.activeStruggles() where load.planner.pins[address] == nil {
-            let seen = candidates[address] ?? []
-            guard seen.isSubset(of: struggled) else { continue }
-            for adapter in survey.powered where !seen.contains(adapter.lastPathComponent)
-                && !struggled.contains(adapter.lastPathComponent) {
-                seeking.insert(adapter)
+        for (address, seen) in survey.candidates where load.planner.pins[address] == nil {
+            let struggled = struggles[address] ?? []
+            guard plan[address] == nil || seen.isSubset(of: struggled) else { continue }
+            for adapter in survey.powered {
+                let name = adapter.lastPathComponent
+                if seen.contains(name) || struggled.contains(name) { continue }
+                if assigned[name, default: 0] < load.planner.limit(of: name) { seeking.insert(adapter) }
             }
         }
         return seeking

@@ -133,4 +133,19 @@ import Testing
         #expect(h.capture.status().devices.first { $0.address == addrA }?.adapter == "hci1")
         await h.stop()
     }
+
+    /// The lab's two centrals with their real limit set (btvirt carries one link per central): hci0 hears both
+    /// sensors first and takes one; the other waits unplaced while hci0 is full, so hci1 must keep looking for it.
+    @Test func aSensorNoAdapterWithRoomSeesIsLookedForByOneWithRoom() async throws {
+        var policy = fastPolicy([addrA, addrB])
+        policy.adapterConnectionLimit = 1
+        let h = try await Harness(devices: [addrA, addrB], known: false, policy: policy,
+                                  fakeArguments: ["--adapters", "hci0,hci1", "--discovery-delay", "hci1=1500"])
+        h.start()
+        for address in [addrA, addrB] {
+            _ = try await h.waitStats(address, "\(address) subscribed", timeout: 15) { $0["subscribed"] == 1 && $0["links"] == 1 }
+        }
+        #expect(Set(h.capture.status().devices.map(\.adapter)) == ["hci0", "hci1"])
+        await h.stop()
+    }
 }
