@@ -71,8 +71,25 @@ print(f"A: {len(sent_a)} notifications, {rr_a} RR sent; {len(beat_a)} heartbeat 
 print(f"B: {len(sent_b)}+{len(sent_b2)} notifications, {rr_b} RR sent; {len(beat_b)} heartbeat series, {total_b} beats, "
       f"{gaps_b} flagged")
 check(len(beat_a) == 1, f"sensor A: one heartbeat series, undisturbed by B ({len(beat_a)})")
-check(gaps_a == 1 and bool(beats_a) and beats_a[0][0]["precededByGap"],
-      f"sensor A: no gap flag but its first beat ({gaps_a} flagged)")
+
+
+def stalls(sent):
+    """Sends that came later than the sensor's own RR chain allows by more than one RR: the emulated peripheral
+    stalled (the lab runs under software emulation on a shared host), and to any receiver that is exactly what a lost
+    notification looks like, so heartd's timeline model rightly flags it (docs/INGEST.md)."""
+    out = []
+    for prev, e in zip(sent, sent[1:]):
+        rr = sum(e.get("rr_ms") or []) / 1000
+        if rr and e["t"] - prev["t"] > 2 * rr:
+            out.append((e["seq"], round(e["t"] - prev["t"], 3)))
+    return out
+
+
+stalls_a = stalls(sent_a)
+print(f"A: peripheral stalls (seq, interval s): {stalls_a}")
+check(1 <= gaps_a <= 1 + len(stalls_a) and bool(beats_a) and beats_a[0][0]["precededByGap"],
+      f"sensor A: no gap flag but its first beat and one per stall of its peripheral ({gaps_a} flagged, "
+      f"{len(stalls_a)} stalls)")
 check([s["metadata"].get("HeartdFinishReason") for s in beat_a] == ["shutdown"], "sensor A's series finished at SIGTERM")
 # Each chain adds its anchor beat (the R-peak its first RR starts from): beats = RRs + anchors.
 check(0.9 * rr_a <= total_a - gaps_a <= rr_a, f"sensor A: beats stored ({total_a} incl. {gaps_a} anchor) vs RR sent ({rr_a})")
