@@ -23,40 +23,26 @@ extension ReplicaChanges {
     /// this page's anchor, so delivering them in order moves the delivered anchor exactly as this page would.
     func split(maxRows: Int) -> [ReplicaChanges] {
         guard expandedRows > maxRows else { return [self] }
-        var pages: [ReplicaChanges] = []
-        var current = ReplicaChanges(added: [], deleted: [], sessions: [], anchor: 0)
+        // Every change's anchor and rows in anchor order; a page ends before the change that would pass the bound.
+        // (A session without an anchor, which no store hands out, goes with the last page.)
+        let changes = (added.map { ($0.anchor, Self.expandedRows($0)) } + deleted.map { ($0.anchor, 1) }
+            + sessions.compactMap { session in session.anchor.map { ($0, 1) } }).sorted { $0.0 < $1.0 }
+        var ends: [Int64] = []
         var rows = 0
-        var a = 0, d = 0, s = 0
-        while true {
-            let next: [Int64?] = [added[safe: a]?.anchor, deleted[safe: d]?.anchor, sessions[safe: s]?.anchor ?? nil]
-            guard let smallest = next.compactMap({ $0 }).min() else { break }
-            let size = next[0] == smallest ? Self.expandedRows(added[a]) : 1
-            if rows > 0 && rows + size > maxRows {
-                pages.append(current)
-                current = ReplicaChanges(added: [], deleted: [], sessions: [], anchor: 0)
+        for (index, change) in changes.enumerated() {
+            if rows > 0 && rows + change.1 > maxRows {
+                ends.append(changes[index - 1].0)
                 rows = 0
             }
-            if next[0] == smallest {
-                current.added.append(added[a])
-                a += 1
-            } else if next[1] == smallest {
-                current.deleted.append(deleted[d])
-                d += 1
-            } else {
-                current.sessions.append(sessions[s])
-                s += 1
-            }
-            current.anchor = smallest
-            rows += size
+            rows += change.1
         }
-        // Sessions without an anchor (none come from a store) would be left out above: keep them in the last page.
-        current.sessions += sessions[s...]
-        current.anchor = anchor
-        pages.append(current)
-        return pages
+        ends.append(anchor)
+        var start = Int64.min
+        return ends.map { end in
+            defer { start = end }
+            let within = { (anchor: Int64) in anchor > start && anchor <= end }
+            return ReplicaChanges(added: added.filter { within($0.anchor) }, deleted: deleted.filter { within($0.anchor) },
+                                  sessions: sessions.filter { within($0.anchor ?? anchor) }, anchor: end)
+        }
     }
-}
-
-extension Array {
-    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
