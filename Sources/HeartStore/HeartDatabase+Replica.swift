@@ -28,6 +28,13 @@ public struct ReplicaChanges: Sendable {
     public var sessions: [Session] = []
     public var anchor: Int64
 
+    public init(added: [StoredSample], deleted: [StoredDeletion], sessions: [Session] = [], anchor: Int64) {
+        self.added = added
+        self.deleted = deleted
+        self.sessions = sessions
+        self.anchor = anchor
+    }
+
     public var isEmpty: Bool { added.isEmpty && deleted.isEmpty && sessions.isEmpty }
 }
 

@@ -87,6 +87,20 @@ extension HeartDatabase {
         }
     }
 
+    /// Stores a session exactly as another store holds it — its end and statistics included, with a new local
+    /// anchor — replacing one with the same UUID: how `heartctl --central` puts the central sessions in its memory
+    /// store, so the very same listing answers.
+    public func saveCopy(of session: Session) throws(StoreError) {
+        try write { db in
+            var anchors = try AnchorSequence(db)
+            var stored = session
+            stored.anchor = anchors.next()
+            try db.execute(sql: "DELETE FROM sessions WHERE uuid = ?", arguments: [StoreCoding.uuidBlob(session.uuid)])
+            try SessionRecord(stored).insert(db)
+            try anchors.store(db)
+        }
+    }
+
     /// Statistics of a session over [start, until) from the stored samples of its devices (live statistics of an
     /// active session, or those of an ended one recomputed).
     public func sessionStatistics(_ session: Session, until: Date) throws(StoreError) -> SessionStatistics {

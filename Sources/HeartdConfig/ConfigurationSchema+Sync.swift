@@ -15,6 +15,7 @@ extension ConfigurationSchema {
         },
         seconds("sync", "interval", \.sync.intervalSeconds, 0.1...86400),
         integer("sync", "batch_size", \.sync.batchSize, 1...10_000),
+        integer("sync", "batch_rows", \.sync.batchRows, 100...1_000_000),
         seconds("sync", "timeout", \.sync.timeoutSeconds, 0.5...3600),
         seconds("sync", "retry_max", \.sync.retryMaxSeconds, 1...86400),
         string("sync", "state_file", \.sync.stateFile) { $0.hasPrefix("/") ? nil : "must be an absolute path" },

@@ -123,10 +123,10 @@ struct CentralBatch: Sendable {
     }
 
     /// `beats` rows (value = RR in ms before the beat; NaN after a gap or at a series' first beat) and
-    /// `heart_rate` rows (value = bpm at each point's start) of the samples in `uuids`.
-    func expandedColumns(deviceIds: [DeviceKey: Int32], only uuids: Set<UUID>) -> (beats: ExpandedColumns, heartRate: ExpandedColumns) {
+    /// `heart_rate` rows (value = bpm at each point's start) of the samples in `uuids` (nil: all).
+    func expandedColumns(deviceIds: [DeviceKey: Int32], only uuids: Set<UUID>?) -> (beats: ExpandedColumns, heartRate: ExpandedColumns) {
         var beats = ExpandedColumns(), heartRate = ExpandedColumns()
-        for stored in samples where uuids.contains(stored.sample.uuid) {
+        for stored in samples where uuids?.contains(stored.sample.uuid) ?? true {
             let device = stored.sample.device.flatMap { deviceIds[DeviceKey($0)] } ?? 0
             switch stored.sample {
             case .heartbeatSeries(let h):

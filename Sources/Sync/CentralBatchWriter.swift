@@ -10,7 +10,8 @@ struct CentralBatchWriter {
     let gateway: Int32
     let logger: Logger
 
-    func write(_ batch: CentralBatch) async throws -> DeliveryReport {
+    func write(_ prepared: PreparedBatch) async throws -> DeliveryReport {
+        let batch = prepared.batch
         var report = DeliveryReport()
         // Lock the gateway row and check nobody moved the anchor since this page was read.
         var delivered: Int64 = -1
@@ -55,27 +56,34 @@ struct CentralBatchWriter {
             report.inserted = inserted.count
             report.alreadyPresent = columns.uuid.count - inserted.count
         }
-        // Expanded rows only for samples inserted now: a sample already present has its rows already.
-        let expanded = batch.expandedColumns(deviceIds: deviceIds, only: inserted)
-        for (table, rows) in [("beats", expanded.beats), ("heart_rate", expanded.heartRate)] where !rows.isEmpty {
-            let insert = table == "beats"
-                ? "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(d, 0), NULLIF(v, 'NaN'), g, s"
-                : "INSERT INTO heart_rate (time, device, bpm, sample) SELECT t, NULLIF(d, 0), v, s"
-            var binds = PostgresBindings(capacity: 5)
-            binds.append(rows.time)
-            binds.append(rows.device)
-            binds.append(rows.value)
-            binds.append(rows.gap)
-            binds.append(rows.sample)
-            try await connection.query(PostgresQuery(unsafeSQL: insert + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)",
-                                                     binds: binds), logger: logger)
+        // Expanded rows only for samples inserted now: a sample already present has its rows already. Usually that
+        // is every sample of the batch, whose rows were encoded before the transaction; else they are laid out again.
+        var beats = (prepared.beats, prepared.beatCount), heartRate = (prepared.heartRate, prepared.heartRateCount)
+        if inserted.count < batch.samples.count {
+            let expanded = batch.expandedColumns(deviceIds: PreparedBatch.ordinals(prepared.deviceKeys), only: inserted)
+            beats = (PreparedBatch.bindings(expanded.beats), expanded.beats.time.count)
+            heartRate = (PreparedBatch.bindings(expanded.heartRate), expanded.heartRate.time.count)
         }
-        report.beats = expanded.beats.time.count
-        report.heartRatePoints = expanded.heartRate.time.count
+        let ids = prepared.deviceKeys.map { deviceIds[$0] ?? 0 }
+        for (table, rows) in [("beats", beats), ("heart_rate", heartRate)] where rows.1 > 0 {
+            var binds = rows.0
+            binds.append(ids)
+            try await connection.query(PostgresQuery(unsafeSQL: Self.expandedInsert[table]!, binds: binds), logger: logger)
+        }
+        report.beats = beats.1
+        report.heartRatePoints = heartRate.1
         try await query("UPDATE gateways SET delivered_anchor = \(batch.toAnchor), last_seen = now() WHERE id = \(gateway)")
         report.anchor = batch.toAnchor
         return report
     }
+
+    /// The expanded rows' statements: five arrays of rows (device as an ordinal) and the ordinals' device ids.
+    static let expandedInsert = [
+        "beats": "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(($6::int4[])[d], 0), NULLIF(v, 'NaN'), g, s"
+            + expandedRows,
+        "heart_rate": "INSERT INTO heart_rate (time, device, bpm, sample) SELECT t, NULLIF(($6::int4[])[d], 0), v, s" + expandedRows,
+    ]
+    static let expandedRows = " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)"
 
     @discardableResult
     func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {

@@ -114,6 +114,27 @@ public struct CentralReader: Sendable {
         }
     }
 
+    /// Every session (of `gateway`'s), as the gateway's store holds it; the listing filters are applied by the caller.
+    public func sessions(gateway: String? = nil) async throws(SyncError) -> [Session] {
+        do {
+            var sessions: [Session] = []
+            let rows = try await connection.query("""
+                SELECT s.uuid, s.label, s.start_time, s.end_time, s.devices, s.metadata::text, s.statistics::text, s.anchor
+                FROM sessions s JOIN gateways g ON g.id = s.gateway
+                WHERE \(gateway == nil) OR g.name = \(gateway ?? "") ORDER BY s.start_time, s.uuid
+                """, logger: logger)
+            for try await (uuid, label, start, end, devices, metadata, statistics, anchor) in rows.decode(
+                (UUID, String?, Date, Date?, [String], String?, String?, Int64).self) {
+                sessions.append(Session(uuid: uuid, label: label, start: start, end: end, devices: devices,
+                                        metadata: try Self.decode(Metadata.self, metadata) ?? [:],
+                                        statistics: try Self.decode(SessionStatistics.self, statistics), anchor: anchor))
+            }
+            return sessions
+        } catch {
+            throw CentralConnector.map(error, context: "reading sessions")
+        }
+    }
+
     static func sample(uuid: UUID, type: String, start: Date, end: Date, aggregates: QuantityAggregates,
                        metadata: String?, device: String?, contents: [UInt8]) throws -> Sample {
         let metadata = try decode(Metadata.self, metadata) ?? [:]

@@ -64,12 +64,18 @@ public final class CentralWriter: Sendable {
         }
     }
 
-    /// Delivers one page of changes read after `batch.fromAnchor` and moves the delivered anchor to
-    /// `batch.toAnchor`, in one transaction. Returns what was applied.
+    /// Delivers one page of changes read after `anchor` and moves the delivered anchor to the page's, in one
+    /// transaction. Returns what was applied.
     @discardableResult
     public func deliver(_ changes: ReplicaChanges, from anchor: Int64) async throws(SyncError) -> DeliveryReport {
-        let batch = CentralBatch(changes, from: anchor)
-        return try await bounded("delivering \(batch.count) changes") { connection, logger, gateway in
+        try await deliver(PreparedBatch(changes, from: anchor))
+    }
+
+    /// Delivers a prepared page (read after `batch.fromAnchor`) and moves the delivered anchor to `batch.toAnchor`,
+    /// in one transaction; refused when PostgreSQL's anchor is not `batch.fromAnchor`.
+    @discardableResult
+    public func deliver(_ batch: PreparedBatch) async throws(SyncError) -> DeliveryReport {
+        try await bounded("delivering \(batch.count) changes") { connection, logger, gateway in
             try await connection.withTransaction(logger: logger) { connection in
                 try await CentralBatchWriter(connection: connection, gateway: gateway, logger: logger).write(batch)
             }

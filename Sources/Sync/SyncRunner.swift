@@ -80,10 +80,15 @@ public struct SyncRunner: Sendable {
                 + "the store \(storePath) ends at \(storeAnchor): was it replaced? Use another sync.gateway name for a new store")
         }
         var batches = 0
-        while true {
-            let changes = try storeCall { try store.replicaChanges(since: anchor, limit: settings.batchSize) }
-            if changes.isEmpty && changes.anchor == anchor { break }
-            let report = try await writer.deliver(changes, from: anchor)
+        var step = try BatchSource(store: store, storePath: storePath, batchSize: settings.batchSize,
+                                   batchRows: settings.batchRows, after: anchor).next().get()
+        while let batch = step.batch {
+            // The following batch (store read, decode, encoded rows) is prepared while the server writes this one.
+            // It is delivered only after this one committed, and the writer refuses a batch that does not start
+            // at the anchor PostgreSQL holds: a failure here drops it, and the next round reads from PostgreSQL's.
+            async let following = step.rest.next()
+            let report = try await writer.deliver(batch)
+            step = try await following.get()
             anchor = report.anchor
             batches += 1
             state.samplesDelivered += report.inserted

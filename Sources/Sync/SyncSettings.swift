@@ -22,8 +22,11 @@ public struct SyncSettings: Sendable, Equatable {
     public var gateway = ""
     /// Pause between two delivery rounds once caught up.
     public var intervalSeconds: Double = 2
-    /// Changes (samples + deletions) per transaction.
+    /// Changes (samples, sessions, deletions) per store read and at most per transaction.
     public var batchSize = 200
+    /// Expanded rows (beats, heart-rate points; other changes count one) per transaction: a page is cut into
+    /// transactions this large, the next prepared while the server writes the current one.
+    public var batchRows = 20_000
     /// Longest a connect or one batch may take before the connection is dropped and retried.
     public var timeoutSeconds: Double = 30
     /// Longest pause between retries after failures (capped exponential backoff).

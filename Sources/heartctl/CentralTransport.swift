@@ -27,7 +27,7 @@ struct CentralTransport: Transport {
         return try await loaded(method, params).exportEvents(params)
     }
 
-    /// A memory store holding the samples (and devices) `method` needs, read from the central database.
+    /// A memory store holding the samples (or devices, or sessions) `method` needs, read from the central database.
     private func loaded(_ method: String, _ params: [String: JSONValue]) async throws -> StoreQueries {
         let scope = try StoreQueries.scope(of: method, params)
         var logger = Logger(label: "heartctl.central")
@@ -41,7 +41,9 @@ struct CentralTransport: Transport {
         let memory = try HeartDatabase.inMemory()
         var failure: (any Error)?
         do {
-            if scope.devicesOnly {
+            if scope.sessionsOnly {
+                for session in try await reader.sessions(gateway: gateway) { try memory.saveCopy(of: session) }
+            } else if scope.devicesOnly {
                 for device in try await reader.devices(gateway: gateway) {
                     try memory.upsertDevice(device.info, seenAt: device.firstSeen)
                     try memory.upsertDevice(device.info, seenAt: device.lastSeen)

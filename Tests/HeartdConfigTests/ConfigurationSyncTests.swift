@@ -13,9 +13,11 @@ import Sync
             gateway = "bike-07"
             interval = 2
             batch_size = 50
+            batch_rows = 5000
             """)
         #expect(c.sync.url == "postgres://heartd@db.example:6543/heart")
         #expect(c.sync.tls == .require && c.sync.gateway == "bike-07" && c.sync.batchSize == 50 && c.sync.intervalSeconds == 2)
+        #expect(c.sync.batchRows == 5000)
         #expect(try CentralURL(c.sync.url) == CentralURL("postgres://heartd@db.example:6543/heart"))
         #expect(try HeartdConfiguration.parse(c.render()) == c, "render round-trips")
         #expect(HeartdConfiguration().sync.url.isEmpty, "sync is off by default")
@@ -31,6 +33,7 @@ import Sync
         #expect(code("[sync]\ntls = \"prefer\"") == .outOfRange)
         #expect(code("[sync]\npassword_file = \"relative\"") == .outOfRange)
         #expect(code("[sync]\nbatch_size = 0") == .outOfRange)
+        #expect(code("[sync]\nbatch_rows = 10") == .outOfRange)
         #expect(throws: SyncError.self) { try CentralURL("postgres://heartd:secret@db/heart") }
     }
 }

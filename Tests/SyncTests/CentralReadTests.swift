@@ -54,4 +54,37 @@ import Testing
         let missing = try await heartctl(common + ["beats", UUID().uuidString], in: a.dir)
         #expect(missing.status == 4, "not found")
     }
+
+    /// `sessions` over every gateway, as `--db` lists them (statistics stored at the stop included), with `--gateway`,
+    /// `--meta` and `--active`.
+    @Test func sessionsOfEveryGatewayAsTheStoresListThem() async throws {
+        let db = try server.createDatabase()
+        let a = try SyncFixture(url: db.url), b = try SyncFixture(url: db.url)
+        defer { a.remove(); b.remove() }
+        let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+        let round = try a.store.database.startSession(Session(label: "round 1", start: t0, metadata: ["subject": "S01"]))
+        try a.store.fill(series: 2, beats: 60, start: t0.addingTimeInterval(1), metadata: [MetadataKey.session: round.uuid.uuidString])
+        try a.store.database.stopSession(uuid: round.uuid, end: t0.addingTimeInterval(600))
+        try b.store.database.startSession(Session(label: "round 2", start: t0.addingTimeInterval(60), metadata: ["subject": "S02"]))
+        try await a.runner().run(once: true)
+        try await b.runner().run(once: true)
+        let common = ["--central", db.url, "--central-tls", "disable", "--password-file", a.settings.passwordFile]
+        func labels(_ arguments: [String]) async throws -> [String] {
+            let run = try await heartctl(common + arguments + ["--json"], in: a.dir)
+            #expect(run.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+            return (object?["sessions"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String }
+        }
+        #expect(try await labels(["sessions"]) == ["round 1", "round 2"])
+        #expect(try await labels(["--gateway", b.gateway, "sessions"]) == ["round 2"])
+        #expect(try await labels(["sessions", "--meta", "subject=S02", "--meta", "subject=S03"]) == ["round 2"])
+        #expect(try await labels(["sessions", "--active"]) == ["round 2"])
+
+        // The same table as the gateway's own store gives, its statistics included.
+        let central = try await heartctl(common + ["sessions", "--meta", "subject=S01"], in: a.dir)
+        let local = try await heartctl(["--db", a.store.path, "sessions"], in: a.dir)
+        #expect(central.status == 0 && local.status == 0)
+        #expect(central.output == local.output)
+        #expect(central.output.contains("round 1") && central.output.contains("120"), "the stopped session's 120 beats")
+    }
 }

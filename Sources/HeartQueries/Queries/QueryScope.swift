@@ -24,6 +24,8 @@ public struct QueryScope: Sendable, Hashable {
     public var newestFirst = false
     /// `devices`: no samples at all.
     public var devicesOnly = false
+    /// `sessions`: the sessions (their metadata, range and label filters apply to them), no samples.
+    public var sessionsOnly = false
 
     public init() {}
 
@@ -76,6 +78,8 @@ extension StoreQueries {
             try window()
         case "devices":
             scope.devicesOnly = true
+        case "sessions":
+            scope.sessionsOnly = true
         default:
             throw ControlError(.unknownMethod, "'\(method)' cannot be answered from a central database")
         }
