@@ -12,10 +12,10 @@ public enum CurrentThread {
         close(fd)
     }
 
-    /// Puts the calling thread in the `SCHED_BATCH` class: the same share of the CPU, but waking it never preempts
-    /// the thread that woke it. For a background thread that the capture thread wakes (the store writer): without
-    /// it the woken writer usually took the CPU from the capture thread at once, which then had to be scheduled
-    /// again just to go back to sleep — a second context switch per checkpoint. Returns whether it was applied.
+    /// Puts the calling thread in the `SCHED_BATCH` class: the same share of the CPU, but the scheduler never lets
+    /// its wake-up preempt the running thread. For a background thread that the capture thread wakes (the store
+    /// writer): the capture thread finishes its work and goes back to sleep first, instead of being switched out
+    /// and in again around the writer. Returns whether it was applied.
     @discardableResult
     public static func setBatchScheduling() -> Bool {
         var parameters = sched_param(sched_priority: 0)
