@@ -10,6 +10,7 @@
 #   scripts/bench-capture.sh                                # rates 1,100, 20 s, 3 repeats (~20 min)
 #   RATES=1 DURATION=30 REPEATS=1 scripts/bench-capture.sh  # the real rate of one sensor, longer
 #   ONLY=floor,heartd scripts/bench-capture.sh              # leave bleak out (quicker)
+#   HEARTD_BEFORE=/tmp/heartd-old scripts/bench-capture.sh  # also an older heartd build, interleaved (before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -35,6 +36,9 @@ for who in ${ONLY//,/ }; do
     *) echo "bench-capture: ONLY takes floor, bleak, heartd" >&2; exit 2 ;;
   esac
 done
+if [ -n "${HEARTD_BEFORE:-}" ]; then
+  CMDS+=(--cmd "before-StartNotify=$SUB $HEARTD_BEFORE start-notify" --cmd "before-AcquireNotify=$SUB $HEARTD_BEFORE acquire-notify")
+fi
 OUT=${OUT:-$(mktemp -d /tmp/heartd-bench-capture.XXXXXX)}
 echo "## shared/bench, rates ${RATES:-1,100}/s, ${DURATION:-20} s, median of ${REPEATS:-3} (results in $OUT)"
 "$BENCH/run_bench.sh" --out "$OUT" --rates "${RATES:-1,100}" --duration "${DURATION:-20}" --repeats "${REPEATS:-3}" \
@@ -47,3 +51,8 @@ echo "## heartd memory"
 echo
 echo "## a gateway: 16 sensors at 1/s (target: 0.5 ms of CPU a second in all; the floor's 1/s StartNotify figure above × 16 for scale)"
 /usr/bin/python3 scripts/bench/gateway-cpu.py "$HEARTD" --sensors 16 --rate 1 --seconds 30
+if [ -n "${HEARTD_BEFORE:-}" ]; then
+  echo
+  echo "## the same gateway, the heartd before ($HEARTD_BEFORE)"
+  /usr/bin/python3 scripts/bench/gateway-cpu.py "$HEARTD_BEFORE" --sensors 16 --rate 1 --seconds 30
+fi

@@ -1,11 +1,11 @@
-import Dispatch
 import Foundation
 import HealthModel
 import Logging
+import Posix
 import Synchronization
 
 /// A `SeriesSink` that never makes its caller wait for the disk: finished series, checkpoints and devices are
-/// queued and written, in that order of arrival, by one writer (a serial dispatch queue) into `inner`.
+/// queued and written, in that order of arrival, by one writer (a thread of its own, `heartd-store`) into `inner`.
 ///
 /// Live capture calls the pipeline on the thread that reads BlueZ; with the store behind this sink an SD card
 /// that stalls for seconds delays no notification and no arrival time. The writer wakes once per call when it is
@@ -13,6 +13,11 @@ import Synchronization
 /// whatever gathered meanwhile (pending checkpoints of a series are merged: the newest snapshot wins). A failing
 /// `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every second; a
 /// failed checkpoint is kept until a newer snapshot of its series replaces it.
+///
+/// Why a plain thread blocked on a `WakeSignal` and not a dispatch queue: on Linux a queue's work runs on
+/// libdispatch's worker pool, whose first worker starts a manager-thread timer that wakes every second for ever
+/// (`_dispatch_workq_monitor_pools`), and each drain woke a worker through the pool's machinery. The thread ends
+/// when the sink is released.
 public final class BackgroundSink: SeriesSink, Sendable {
     private struct State {
         var buffer: SinkBuffer
@@ -31,7 +36,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
 
     private let inner: any SeriesSink
     private let logger: Logger
-    private let queue = DispatchQueue(label: "heartd.store-writer")
+    private let wake: WakeSignal
     private let state: Mutex<State>
     /// Seconds between retries while `inner` fails.
     private let retryInterval: Double
@@ -42,7 +47,24 @@ public final class BackgroundSink: SeriesSink, Sendable {
         self.logger = logger
         self.retryInterval = retryInterval
         state = Mutex(State(buffer: SinkBuffer(capacityBeats: memoryBufferBeats)))
+        // A pipe cannot be created only when the process is out of descriptors; nothing could be stored then.
+        guard let wake = try? WakeSignal() else { fatalError("the store writer cannot create its wake-up pipe") }
+        self.wake = wake
+        let thread = Thread { [weak self, wake] in
+            CurrentThread.setName("heartd-store")
+            CurrentThread.setBatchScheduling()
+            var retryAfter: Double?
+            while true {
+                wake.wait(timeout: retryAfter)
+                guard let sink = self else { return }  // released: `deinit` woke us to end
+                retryAfter = sink.write() ? nil : sink.retryInterval
+            }
+        }
+        thread.name = "heartd.store-writer"
+        thread.start()
     }
+
+    deinit { wake.signal() }
 
     /// Queues finished samples; never throws (failures are retried by the writer and shown in `status`).
     public func save(_ samples: [Sample], closingCheckpoints: [UUID]) {
@@ -107,7 +129,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
             s.scheduled = true
             return true
         }
-        if start { queue.async { self.write() } }
+        if start { wake.signal() }
     }
 
     /// What one pass takes out of the queue.
@@ -117,8 +139,9 @@ public final class BackgroundSink: SeriesSink, Sendable {
         case batch(PendingBatch)
     }
 
-    /// Writes until nothing is left; on a failure, puts the work back and retries after `retryInterval`.
-    private func write() {
+    /// Writes until nothing is left (true); on a failure, puts the work back and returns false: the writer retries
+    /// after `retryInterval`.
+    private func write() -> Bool {
         while true {
             let work = state.withLock { s -> Work? in
                 if !s.devices.isEmpty {
@@ -136,7 +159,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 s.scheduled = false
                 return nil
             }
-            guard let work else { return }
+            guard let work else { return true }
             do {
                 switch work {
                 case .devices(let devices): for device in devices { try inner.upsertDevice(device) }
@@ -145,8 +168,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 }
             } catch {
                 putBack(work, after: error)
-                queue.asyncAfter(deadline: .now() + retryInterval) { self.write() }
-                return
+                return false
             }
             let recovered = state.withLock { s in
                 defer { s.failing = false; s.inFlight = nil }

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import IngestTestSupport
 import SourceEvents
+import Synchronization
 import Testing
 @testable import Ingest
 
@@ -77,5 +78,55 @@ import Testing
         #expect(await store.drain(timeout: 10))
         #expect(beats(inner.contents.saved.last) == 6)
         #expect(inner.contents.checkpoints.isEmpty)
+    }
+
+    @Test func theWriterIsAThreadOfItsOwnThatEndsWithTheSink() async throws {
+        // Not a libdispatch worker (whose pool keeps a manager thread waking every second): one named thread, which
+        // ends when the sink goes away.
+        let recording = ThreadRecordingSink()
+        var store: BackgroundSink? = BackgroundSink(recording, memoryBufferBeats: 100)
+        let snapshot = Sample.heartbeatSeries(HeartbeatSeriesSample(
+            uuid: UUID(), start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 1),
+            beats: [Beat(offset: 0, precededByGap: true), Beat(offset: 1, precededByGap: false)], device: nil))
+        store?.writeCheckpoints([snapshot])
+        store?.writeCheckpoints([snapshot])
+        #expect(await store?.drain(timeout: 10) == true)
+        let seen = recording.threads.withLock { $0 }
+        #expect(!seen.isEmpty && seen.allSatisfy { $0.name == "heartd-store" }, "written on \(seen)")
+        #expect(Set(seen.map(\.task)).count == 1, "one thread: \(seen)")
+        store = nil
+        let task = try #require(seen.first?.task)
+        let deadline = Date().addingTimeInterval(5)
+        while FileManager.default.fileExists(atPath: "/proc/\(task)"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(task)"), "the writer thread outlived its sink")
+    }
+}
+
+/// A sink that notes the thread each write runs on (its kernel name, and `PID/task/TID`).
+final class ThreadRecordingSink: SeriesSink {
+    let inner = InMemorySeriesSink()
+    let threads = Mutex<[(name: String, task: String)]>([])
+
+    private func note() {
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+        let task = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"
+        threads.withLock { $0.append((name.trimmingCharacters(in: .whitespacesAndNewlines), task)) }
+    }
+
+    func save(_ samples: [Sample], closingCheckpoints: [UUID]) throws {
+        note()
+        try inner.save(samples, closingCheckpoints: closingCheckpoints)
+    }
+
+    func writeCheckpoints(_ open: [Sample]) throws {
+        note()
+        try inner.writeCheckpoints(open)
+    }
+
+    func upsertDevice(_ device: DeviceInfo) throws {
+        note()
+        try inner.upsertDevice(device)
     }
 }

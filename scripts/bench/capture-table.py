@@ -7,7 +7,8 @@ stream_start to stream_end + 0.5 s). For heartd the table also shows its self-re
 `--print-received`: CLOCK_PROCESS_CPUTIME_ID from its first value to its last): it leaves out the first value and
 the half second after the stream, so it is a little lower; the harness's figure is the one compared.
 Prints medians per mode and rate, the ratios heartd / floor and heartd / bleak, and whether heartd is within 2× the
-floor (issue 14's target at 1/s).
+floor (issue 14's target at 1/s). A `before-<mode>` subscriber (an older heartd build, `HEARTD_BEFORE` in
+bench-capture.sh) gets a column of its own.
 """
 import json, os, re, statistics, sys
 
@@ -21,7 +22,7 @@ for r in rows:
     rss_idle.setdefault(key, []).append(r["rss_idle_mb"])
     rss_peak.setdefault(key, []).append(r["rss_peak_mb"])
     idle.setdefault(key, []).append(r["idle_ms_per_s"])
-    if r["label"].startswith("heartd"):
+    if r["label"].startswith("heartd") or r["label"].startswith("before"):
         cpu = re.findall(r"stream_cpu_us=(\d+) stream_values=(\d+)", open(os.path.join(r["tmp"], "sub.out")).read())
         if cpu:
             selfreport.setdefault(key, []).append(int(cpu[-1][0]) / int(cpu[-1][1]))
@@ -43,15 +44,17 @@ def ratio(a, b):
 rates = sorted({rate for _, rate in harness})
 print("### µs of CPU per notification (median of %d; harness figure for all)" % max(len(v) for v in harness.values()))
 print()
-print("| mode | rate/s | floor | bleak | heartd | heartd self-report | heartd / floor | heartd / bleak | ≤ 2× floor? |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+before = any(label.startswith("before-") for label, _ in harness)
+print("| mode | rate/s | floor | bleak |%s heartd | heartd self-report | heartd / floor | heartd / bleak | ≤ 2× floor? |"
+      % (" heartd before |" if before else ""))
+print("|---|---:|---:|---:|%s---:|---:|---:|---:|---|" % ("---:|" if before else ""))
 for mode in ("StartNotify", "AcquireNotify"):
     for rate in rates:
-        fl, bl, hd = (med(harness, ("%s-%s" % (s, mode), rate)) for s in ("floor", "bleak", "heartd"))
+        fl, bl, hd, bf = (med(harness, ("%s-%s" % (s, mode), rate)) for s in ("floor", "bleak", "heartd", "before"))
         sr = med(selfreport, ("heartd-" + mode, rate))
         ok = "-" if hd is None or fl is None else ("yes" if hd <= 2 * fl else "NO")
-        print("| %s | %g | %s | %s | **%s** | %s | %s | %s | %s |"
-              % (mode, rate, f(fl), f(bl), f(hd), f(sr), ratio(hd, fl), ratio(hd, bl), ok))
+        print("| %s | %g | %s | %s |%s **%s** | %s | %s | %s | %s |"
+              % (mode, rate, f(fl), f(bl), (" %s |" % f(bf)) if before else "", f(hd), f(sr), ratio(hd, fl), ratio(hd, bl), ok))
 print()
 print("### memory and idle cost (median over rates and repeats)")
 print()

@@ -22,7 +22,11 @@ def threads(pid):
     for tid in os.listdir("/proc/%d/task" % pid):
         try:
             run_ns, _, slices = (int(x) for x in open("/proc/%d/task/%s/schedstat" % (pid, tid)).read().split())
-            out[tid] = (open("/proc/%d/task/%s/comm" % (pid, tid)).read().strip(), run_ns, slices)
+            # Slices count every time the thread got a CPU: its own wake-ups, and its returns after a preemption
+            # (involuntary switches, e.g. by a thread it has just woken).
+            status = dict(l.split(":", 1) for l in open("/proc/%d/task/%s/status" % (pid, tid)) if ":" in l)
+            preempted = int(status.get("nonvoluntary_ctxt_switches", "0"))
+            out[tid] = (open("/proc/%d/task/%s/comm" % (pid, tid)).read().strip(), run_ns, slices, preempted)
         except OSError:
             pass
     return out
@@ -57,12 +61,14 @@ def main():
         print("| whole process (CPU clock) | **%.3f** | %.1f |" % ((c1 - c0) / 1e6 / dt, (c1 - c0) / 1e3 / notifs))
         rows = []
         for tid in set(th0) | set(th1):
-            name, r0, s0 = th0.get(tid, (th1.get(tid, ("?",))[0], 0, 0))
-            _, r1, s1 = th1.get(tid, (name, r0, s0))
+            name, r0, s0, p0 = th0.get(tid, (th1.get(tid, ("?",))[0], 0, 0, 0))
+            _, r1, s1, p1 = th1.get(tid, (name, r0, s0, p0))
             if r1 - r0 > 0:
-                rows.append(("%s%s" % (name, "" if tid in th0 and tid in th1 else " (started/exited)"), (r1 - r0) / 1e6 / dt, (s1 - s0) / dt))
-        for name, ms, wakes in sorted(rows, key=lambda r: -r[1]):
-            print("| thread %s (%.1f wake-ups/s) | %.3f | %.1f |" % (name, wakes, ms, ms * 1e3 / (notifs / dt)))
+                rows.append(("%s%s" % (name, "" if tid in th0 and tid in th1 else " (started/exited)"), (r1 - r0) / 1e6 / dt,
+                             (s1 - s0) / dt, (p1 - p0) / dt))
+        for name, ms, slices, preempted in sorted(rows, key=lambda r: -r[1]):
+            print("| thread %s (%.1f slices/s, of which %.1f after a preemption) | %.3f | %.1f |"
+                  % (name, slices, preempted, ms, ms * 1e3 / (notifs / dt)))
     finally:
         heartd.terminate()
         heartd.wait(timeout=20)

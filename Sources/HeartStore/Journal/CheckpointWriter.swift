@@ -3,10 +3,11 @@ import HealthModel
 import Synchronization
 
 /// Writes the checkpoints of open series for a daemon: each call appends the changed series to the journal
-/// (`<database>-open`, one `write(2)`, no SQLite transaction); when the journal passes `compactionBytes`, the
-/// newest snapshot of every open series goes to `open_series` in one transaction and the journal starts over.
-/// `HeartDatabase.recoverCheckpoints` reads both. An in-memory database has no journal: every checkpoint is an
-/// SQLite write, as with `HeartDatabase.writeCheckpoints`.
+/// (`<database>-open`, one `write(2)`, no SQLite transaction; a series already in the journal as a delta: what it
+/// added since); when the journal passes `compactionBytes`, the newest state of every open series goes to
+/// `open_series` in one transaction and the journal starts over. `HeartDatabase.recoverCheckpoints` reads both.
+/// An in-memory database has no journal: every checkpoint is an SQLite write, as with
+/// `HeartDatabase.writeCheckpoints`.
 ///
 /// Thread safety: calls are serialized by a lock (the pipeline makes them from one task anyway).
 public final class CheckpointWriter: Sendable {
@@ -15,8 +16,6 @@ public final class CheckpointWriter: Sendable {
 
     private struct State: ~Copyable {
         var journal: OpenSeriesJournal?
-        /// The newest snapshot of every open series, for compactions.
-        var newest: [UUID: CheckpointRecord] = [:]
         var compactions = 0
     }
 
@@ -42,35 +41,34 @@ public final class CheckpointWriter: Sendable {
     public func write(_ open: [Sample]) throws(StoreError) {
         guard !open.isEmpty else { return }
         let now = Date()
-        var records: [CheckpointRecord] = []
-        records.reserveCapacity(open.count)
-        for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
         try state.withLock { state throws(StoreError) in
             guard let journal = state.journal else {
+                var records: [CheckpointRecord] = []
+                records.reserveCapacity(open.count)
+                for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
                 try database.writeRecords(records)
                 return
             }
-            for record in records { state.newest[record.uuid] = record }
             if journal.length >= compactionBytes {
                 do {
-                    try compact(&state, journal: journal)
+                    try compact(&state, journal: journal, with: open, at: now)
                     return
                 } catch {
                     // The database may be full where the journal still has room: keep journaling.
                 }
             }
-            try journal.append(records)
+            try journal.append(open, updatedAt: now)
         }
     }
 
     /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);
-    /// their old snapshots in the journal are ignored by recovery (a UUID is saved once). When no journaled
+    /// their old records in the journal are ignored by recovery (a UUID is saved once). When no journaled
     /// series is left open the journal is emptied, so a clean stop leaves nothing for the next start to read.
     public func closed(_ uuids: [UUID]) {
         state.withLock { state in
-            for uuid in uuids { state.newest[uuid] = nil }
-            state.journal?.forget(uuids)
-            if state.newest.isEmpty, let journal = state.journal, journal.length > OpenSeriesJournal.fileHeader.count {
+            guard let journal = state.journal else { return }
+            journal.forget(uuids)
+            if journal.journaledSeries.isEmpty, journal.length > OpenSeriesJournal.fileHeader.count {
                 // Best effort: if it fails, recovery skips the saved series' snapshots anyway.
                 try? journal.reset()
             }
@@ -80,8 +78,16 @@ public final class CheckpointWriter: Sendable {
     /// How many times the journal was compacted into the database.
     public var compactions: Int { state.withLock { $0.compactions } }
 
-    private func compact(_ state: inout State, journal: OpenSeriesJournal) throws(StoreError) {
-        try database.writeRecords(Array(state.newest.values))
+    /// The newest state of every series still open goes to `open_series` — `snapshots` as they are, the others
+    /// read back from the journal (compactions are rare, and the writer holds no copy of the series) —; then the
+    /// journal starts over.
+    private func compact(_ state: inout State, journal: OpenSeriesJournal, with snapshots: [Sample],
+                         at now: Date) throws(StoreError) {
+        var newest: [UUID: CheckpointRecord] = [:]
+        let open = journal.journaledSeries
+        for record in try journal.records().records where open.contains(record.uuid) { newest[record.uuid] = record }
+        for sample in snapshots { newest[sample.uuid] = try CheckpointRecord(sample: sample, updatedAt: now) }
+        try database.writeRecords(Array(newest.values))
         try journal.reset()
         state.compactions += 1
     }

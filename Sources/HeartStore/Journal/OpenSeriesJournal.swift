@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HealthModel
 import Posix
 
 /// The append-only file of open-series snapshots beside the database (`<database>-open`).
@@ -7,20 +8,27 @@ import Posix
 /// Why a file and not SQLite: a checkpoint every second as an SQLite transaction (locks, WAL frames of whole
 /// pages, statement work) was most of the daemon's CPU at one notification a second; an append is one
 /// `write(2)`. Like a WAL commit with `synchronous = NORMAL`, an append survives a killed process but not
-/// necessarily a power cut. The last intact record of a UUID is its newest snapshot; a torn tail (a crash inside
-/// a write) fails its CRC and is ignored with everything after it.
+/// necessarily a power cut. A series' first record after the journal was emptied is a full snapshot, the next ones
+/// deltas (what was added since), so a checkpoint costs what it adds, not the whole series; a series' newest state
+/// is its last full record with the deltas after it applied (`JournalScan`). A torn tail (a crash inside a write)
+/// fails its CRC and is ignored with everything after it.
 ///
 /// The file is locked (`flock`) while open, so two processes never journal into one store.
 final class OpenSeriesJournal {
-    static let fileHeader: [UInt8] = Array("heartd open-series journal 1\n".utf8)
+    /// The headers of the journal's versions, oldest first; new journals get the last (docs/ARCHITECTURE.md).
+    static let headers: [[UInt8]] = [Array("heartd open-series journal 1\n".utf8), Array("heartd open-series journal 2\n".utf8)]
+    static var fileHeader: [UInt8] { headers[headers.count - 1] }
 
     let path: String
     private let fd: Int32
     /// Bytes of intact records (plus the header): where the next record goes.
     private(set) var length: Int
-    private var json = JournalJSONCache()
+    /// What was journaled of each series since the journal was last emptied (deltas are written against it).
+    private var journaled: [UUID: JournaledSeries] = [:]
     /// Bytes after the last intact record when the file was opened (a write cut short by a crash).
     private var damagedOnOpen = 0
+    /// The file holds records of an older version: they are read, but nothing is appended until `reset`.
+    private var olderVersion = false
 
     /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records.
     init(path: String) throws(StoreError) {
@@ -40,25 +48,31 @@ final class OpenSeriesJournal {
         let scan = try Self.scan(fd: fd, path: path)
         length = scan.validLength
         // A header cut short (a crash while emptying the file) is not lost data.
-        damagedOnOpen = scan.validLength > 0 ? scan.fileLength - scan.validLength : 0
-        if scan.validLength == 0 {
-            try reset()
-        } else if scan.validLength < scan.fileLength {
-            guard ftruncate(fd, off_t(scan.validLength)) == 0 else { throw Self.error("cannot truncate", path) }
+        let damaged = scan.validLength > 0 ? scan.fileLength - scan.validLength : 0
+        if scan.validLength == 0 || (scan.version < Self.headers.count && scan.records.isEmpty) {
+            try reset()  // nothing to keep: start a journal of this version
+            damagedOnOpen = damaged
+        } else {
+            damagedOnOpen = damaged
+            olderVersion = scan.version < Self.headers.count
+            if scan.validLength < scan.fileLength {
+                guard ftruncate(fd, off_t(scan.validLength)) == 0 else { throw Self.error("cannot truncate", path) }
+            }
         }
     }
 
     deinit { close(fd) }
 
-    /// The intact records, oldest first, and how many damaged bytes followed them (cut off when it was opened).
+    /// The newest state of every series journaled, in the order they first appear, and how many damaged bytes
+    /// followed the intact records (cut off when it was opened).
     func records() throws(StoreError) -> (records: [CheckpointRecord], damagedBytes: Int) {
         let scan = try Self.scan(fd: fd, path: path)
         return (scan.records, damagedOnOpen + scan.fileLength - scan.validLength)
     }
 
-    /// The intact records of the journal at `path`, read without opening it for writing or locking it: what a reader
-    /// (`heartctl --db`) may see of a running daemon's open series. No file: none. A record being written is cut
-    /// short or fails its CRC, and is left out with what follows it, as on open.
+    /// The newest state of every series in the journal at `path`, read without opening it for writing or locking
+    /// it: what a reader (`heartctl --db`) may see of a running daemon's open series. No file: none. A record being
+    /// written is cut short or fails its CRC, and is left out with what follows it, as on open.
     static func peek(path: String) throws(StoreError) -> [CheckpointRecord] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -69,19 +83,42 @@ final class OpenSeriesJournal {
         return try scan(fd: fd, path: path).records
     }
 
-    /// Appends snapshots in one `write(2)` at the end of the intact records. On failure the file is cut back to
-    /// that length; should even that fail, the next append overwrites the torn bytes (it writes at the same offset).
-    func append(_ records: [CheckpointRecord]) throws(StoreError) {
-        guard !records.isEmpty else { return }
+    /// The series journaled since the journal was last emptied and not forgotten since.
+    var journaledSeries: Set<UUID> { Set(journaled.keys) }
+
+    /// Appends snapshots in one `write(2)` at the end of the intact records: a series journaled before (since the
+    /// last `reset`) as a delta — the items from its last journaled one on —, any other as a full record. On
+    /// failure the file is cut back to that length; should even that fail, the next append overwrites the torn
+    /// bytes (it writes at the same offset).
+    func append(_ samples: [Sample], updatedAt: Date) throws(StoreError) {
+        guard !samples.isEmpty else { return }
+        guard !olderVersion else {
+            throw StoreError(.corruptBlob, "\(path) holds records of an older heartd: recover them before journaling")
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.reduce(0) { $0 + $1.contents.count + 160 })
-        for record in records {
-            let json = json.json(for: record)
-            JournalRecordCoding.frame(record, metadataJSON: json.metadata, deviceJSON: json.device, into: &bytes)
+        var states: [(UUID, JournaledSeries)] = []
+        states.reserveCapacity(samples.count)
+        for sample in samples {
+            if var state = journaled[sample.uuid], let keep = state.keepable(in: sample) {
+                let tail: [UInt8]
+                do {
+                    tail = try SeriesItems(sample).encoded(from: keep, seriesStart: sample.start)
+                } catch {
+                    throw StoreError(.invalidSample, "sample \(sample.uuid) cannot be encoded: \(error)")
+                }
+                JournalRecordCoding.frameDelta(
+                    JournalDelta(uuid: sample.uuid, end: sample.end, updatedAt: updatedAt, keep: keep, tail: tail), into: &bytes)
+                state.advance(to: sample, kept: keep)
+                states.append((sample.uuid, state))
+            } else {
+                JournalRecordCoding.frameFull(try CheckpointRecord(sample: sample, updatedAt: updatedAt), into: &bytes)
+                states.append((sample.uuid, JournaledSeries(sample)))
+            }
         }
         let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
         if written == bytes.count {
             length += bytes.count
+            for (uuid, state) in states { journaled[uuid] = state }
             return
         }
         let failure = written < 0 ? Self.error("cannot append to", path)
@@ -92,8 +129,11 @@ final class OpenSeriesJournal {
         throw failure
     }
 
-    /// Drops what is cached for series that are finished.
-    func forget(_ uuids: [UUID]) { json.forget(uuids) }
+    /// Forgets series that are finished: their records stay until the journal is emptied, but nothing more is
+    /// written against them.
+    func forget(_ uuids: [UUID]) {
+        for uuid in uuids { journaled[uuid] = nil }
+    }
 
     /// Empties the journal (its snapshots are in the database now).
     func reset() throws(StoreError) {
@@ -102,17 +142,13 @@ final class OpenSeriesJournal {
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw Self.error("cannot write the header of", path) }
         length = header.count
+        journaled = [:]
         damagedOnOpen = 0
+        olderVersion = false
     }
 
-    private struct Scan {
-        var records: [CheckpointRecord] = []
-        var validLength = 0
-        var fileLength = 0
-    }
-
-    /// Reads the whole file; stops at the first record that is cut short, fails its CRC or cannot be decoded.
-    private static func scan(fd: Int32, path: String) throws(StoreError) -> Scan {
+    /// Reads the whole file and applies its records (`JournalScan`).
+    private static func scan(fd: Int32, path: String) throws(StoreError) -> JournalScan {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -121,29 +157,7 @@ final class OpenSeriesJournal {
             if n == 0 { break }
             bytes += chunk[0..<n]
         }
-        var scan = Scan(fileLength: bytes.count)
-        guard bytes.starts(with: fileHeader) else {
-            // Empty, or not a journal of this version: nothing here can be trusted.
-            if !bytes.isEmpty && !fileHeader.starts(with: bytes) {
-                throw StoreError(.corruptBlob, "\(path) is not a heartd open-series journal")
-            }
-            return scan
-        }
-        var offset = fileHeader.count
-        scan.validLength = offset
-        let frame = JournalRecordCoding.frameHeaderSize
-        while bytes.count - offset >= frame {
-            let size = Int(JournalRecordCoding.uint32(bytes[offset..<offset + 4]))
-            let crc = JournalRecordCoding.uint32(bytes[offset + 4..<offset + 8])
-            guard size <= JournalRecordCoding.maximumPayload, bytes.count - offset - frame >= size else { break }
-            let payload = Array(bytes[offset + frame..<offset + frame + size])
-            guard CRC32.checksum(payload) == crc,
-                  let record = try? JournalRecordCoding.record(from: payload) else { break }
-            scan.records.append(record)
-            offset += frame + size
-            scan.validLength = offset
-        }
-        return scan
+        return try JournalScan(bytes, path: path)
     }
 
     private static func error(_ what: String, _ path: String) -> StoreError {
