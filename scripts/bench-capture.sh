@@ -4,7 +4,8 @@
 #     nothing else), bleak (the usual Python choice) and heartd, each with StartNotify and AcquireNotify, against
 #     the fake BlueZ of ../shared/bench on a private bus, same rates, interleaved; the harness's CPU figure for all
 #     (scripts/bench/capture-table.py prints the medians, the ratios and heartd's self-report beside them);
-#  2. heartd's resident memory idle and with 16 sensors on 3 adapters (scripts/bench/memory.py);
+#  2. heartd's resident memory idle and with 16 sensors on 3 adapters (scripts/bench/memory.py), the shipped static
+#     build (scripts/build-release.sh) beside the dynamic one;
 #  3. a gateway: heartd's whole CPU with 16 sensors at 1/s on 3 adapters, per thread (scripts/bench/gateway-cpu.py),
 #     beside the target (0.5 ms/s) and the floor's 1/s StartNotify figure × 16 from step 1.
 #   scripts/bench-capture.sh                                # rates 1,100, 20 s, 3 repeats (~20 min)
@@ -47,7 +48,7 @@ echo
 /usr/bin/python3 scripts/bench/capture-table.py "$OUT"
 echo
 echo "## heartd memory"
-/usr/bin/python3 scripts/bench/memory.py "$HEARTD"
+/usr/bin/python3 scripts/bench/memory.py "static=$(scripts/build-release.sh heartd)/heartd" "dynamic=$HEARTD"
 echo
 echo "## a gateway: 16 sensors at 1/s (target: 0.5 ms of CPU a second in all; the floor's 1/s StartNotify figure above × 16 for scale)"
 /usr/bin/python3 scripts/bench/gateway-cpu.py "$HEARTD" --sensors 16 --rate 1 --seconds 30

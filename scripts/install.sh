@@ -2,19 +2,19 @@
 # Installs heartd from a release build: binaries, systemd unit, sysusers/tmpfiles entries,
 # an example configuration (never overwriting one that exists), docs, and optionally the udev rule.
 #
-#   swift build -c release && sudo scripts/install.sh [--enable] [--udev-rule]
+#   scripts/build-release.sh && sudo scripts/install.sh [--enable] [--udev-rule]
 #   scripts/install.sh --dry-run                  # print what would happen
 #   DESTDIR=/tmp/stage scripts/install.sh         # stage into a directory (no systemctl calls)
 #
 # Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty),
-# BUILD_DIR (default .build/release).
+# BUILD_DIR (default .build-static/release, where scripts/build-release.sh builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PREFIX="${PREFIX:-/usr/local}"
 SYSCONFDIR="${SYSCONFDIR:-/etc}"
 DESTDIR="${DESTDIR:-}"
-BUILD_DIR="${BUILD_DIR:-.build/release}"
+BUILD_DIR="${BUILD_DIR:-.build-static/release}"
 DRY_RUN=0 ENABLE=0 UDEV_RULE=0
 
 usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -50,9 +50,9 @@ install_file() {
 for binary in heartd heartctl; do
   if [ ! -x "$BUILD_DIR/$binary" ]; then
     if [ "$DRY_RUN" -eq 1 ]; then
-      echo "# note: $BUILD_DIR/$binary not built yet (swift build -c release)"
+      echo "# note: $BUILD_DIR/$binary not built yet (scripts/build-release.sh)"
     else
-      echo "install.sh: $BUILD_DIR/$binary missing; run 'swift build -c release' first" >&2
+      echo "install.sh: $BUILD_DIR/$binary missing; run scripts/build-release.sh first" >&2
       exit 1
     fi
   fi

@@ -3,7 +3,7 @@
 # under qemu), runs heartd built here on hci0 against the lab's heart-rate peripheral on hci1, with a scripted
 # disconnect, stops it with SIGTERM, and checks the store it leaves behind: series, beats, the gap after the
 # reconnect, and device metadata equal to what the peripheral exposes.
-#   scripts/lab-test.sh                     # ~3-6 min the first time (VM image + static release build), then ~1.5 min
+#   scripts/lab-test.sh                     # ~3-6 min the first time (VM image; the static release build, scripts/build-release.sh, longer), then ~1.5 min
 #   scripts/lab-test.sh faults              # bluetoothd killed and restarted, then the sensor silent for 14 s (~2 min)
 #   scripts/lab-test.sh adapter             # the central's adapter powered off/on (D-Bus), then hci down/up (~2 min)
 #   scripts/lab-test.sh two-sensors         # five controllers (btvirt's first often fails to come up with four or more):
@@ -25,12 +25,12 @@ command -v mmdebstrap >/dev/null && command -v qemu-system-x86_64 >/dev/null || 
 }
 "$LAB/build-image.sh" >&2
 
-# A static-stdlib release build: the guest has Debian 12's libraries (libdbus, libsqlite3) but no Swift runtime.
-swift build -c release --static-swift-stdlib --scratch-path .build-lab --product heartd >&2
+# The shipped static build (the guest has Debian 12's libraries, libdbus and libsqlite3, but no Swift runtime).
+RELEASE=$(scripts/build-release.sh heartd)
 swift build --product heartctl >&2   # on the host, to read the store back (a debug build: the tests' own)
 HEARTCTL=$(swift build --show-bin-path)/heartctl
 BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
-cp .build-lab/release/heartd scripts/lab/heartd-in-guest.sh "$BIN/"
+cp "$RELEASE/heartd" scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
 SCENARIO=${1:-disconnect}
 # 2 notifications/s with one RR each at 120 bpm (RR 0.5 s: the RR chain keeps pace with the clock, as a real

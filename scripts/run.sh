@@ -9,9 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product heartd >&2
-swift build -c release --product heartctl >&2
-BIN=$(swift build -c release --show-bin-path)
+BIN=$(scripts/build-release.sh)
 mkdir -p out
 mode=${HEARTD_MODE:-auto}
 if [ "$mode" = auto ]; then

@@ -26,14 +26,13 @@ command -v mmdebstrap >/dev/null && command -v mkfs.ext4 >/dev/null && command -
 export HRLAB_DIR=$HRLAB_DIR/pg
 SDLAB="$SDLAB" scripts/sdlab/build-image.sh >&2
 
-# Static-stdlib release builds (the guest has Debian 12's libdbus and libsqlite3 but no Swift runtime); the same
-# scratch path as scripts/lab-test.sh, so the two share one build.
-swift build -c release --static-swift-stdlib --scratch-path .build-lab --product heartd >&2
-swift build -c release --static-swift-stdlib --scratch-path .build-lab --product heartctl >&2
+# The shipped static build (the guest has Debian 12's libdbus and libsqlite3 but no Swift runtime), shared with
+# scripts/lab-test.sh.
+RELEASE=$(scripts/build-release.sh heartd heartctl)
 BIN=$(mktemp -d /tmp/heartd-sdlab-bin.XXXXXX)
 OUT=$(mktemp -d /tmp/heartd-sdlab-out.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
-cp .build-lab/release/heartd .build-lab/release/heartctl "$BIN/"
+cp "$RELEASE/heartd" "$RELEASE/heartctl" "$BIN/"
 
 # 2 notifications/s with one RR each at 120 bpm, as scripts/lab-test.sh.
 set +e

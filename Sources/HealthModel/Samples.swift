@@ -13,7 +13,8 @@ public enum MetadataKey {
     public static let derivedFromSeries = "HeartdDerivedFromSeries"
     /// "true" when a series was finished by crash recovery rather than normally.
     public static let recovered = "HeartdRecovered"
-    /// Why a series was finished: disconnect, idle, max-duration, max-beats, session, shutdown, recovery.
+    /// Why a series was finished: disconnect, idle, max-duration, max-beats, max-values, session, shutdown,
+    /// recovery.
     public static let finishReason = "HeartdFinishReason"
     /// Serial number (0x2A25) and body sensor location (0x2A38) of the device.
     public static let serialNumber = "HKMetadataKeyDeviceSerialNumber"

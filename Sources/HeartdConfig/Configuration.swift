@@ -50,6 +50,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
     public struct Series: Sendable, Equatable {
         /// Beats per heartbeat series before rotating into a new one (HealthKit uses 1000).
         public var maxBeats = 1000
+        /// Values per heart-rate or energy series before rotating (one per notification at most).
+        public var maxValues = 1000
         /// Longest span of one series before rotating.
         public var maxDurationSeconds: Double = 3600
         /// Whether a clean stop (SIGTERM, SIGINT) ends the active sessions. Default: they stay active across a

@@ -65,6 +65,7 @@ enum ConfigurationSchema {
         integer("store", "memory_buffer_beats", \.store.memoryBufferBeats, 0...50_000_000),
 
         integer("series", "max_beats", \.series.maxBeats, 1...1_000_000),
+        integer("series", "max_values", \.series.maxValues, 1...1_000_000),
         seconds("series", "max_duration_seconds", \.series.maxDurationSeconds, 1...86400),
         bool("series", "end_sessions_on_shutdown", \.series.endSessionsOnShutdown),
         seconds("series", "idle_timeout_seconds", \.series.idleTimeoutSeconds, 1...86400),

@@ -142,6 +142,9 @@ struct DeviceSession: Sendable {
         }
         if let opened = series.openedAt, now - opened >= settings.maxDuration {
             finish(.maxDuration, at: now, effects: &effects)
+        } else if series.isQuantitySeriesFull(limit: settings.maxValues) {
+            // Before this notification's values: they open the next set, whose chain continues unflagged.
+            finish(.maxValues, at: now, effects: &effects)
         }
         needsCheckpoint = true
         if settings.quietLossDetection { model.arrival(now) }

@@ -4,6 +4,8 @@ public enum FinishReason: String, Sendable, Hashable, Codable, CaseIterable {
     case idle
     case maxDuration = "max-duration"
     case maxBeats = "max-beats"
+    /// The heart-rate or energy series reached `maxValues`: the set rotates, the beat chain continues.
+    case maxValues = "max-values"
     case shutdown
     /// A session covering the device started or stopped: the series rotate, the beat chain continues.
     case session

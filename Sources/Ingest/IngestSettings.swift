@@ -2,6 +2,10 @@
 public struct IngestSettings: Sendable, Hashable, Codable {
     /// Beats per heartbeat series before rotating into a new one (HealthKit's limit is 1000).
     public var maxBeats: Int = 1000
+    /// Values per heart-rate or energy series before the set rotates (a notification adds at most one to each):
+    /// bounds an open series in memory and in checkpoints whatever the notification rate. 1000 like `maxBeats`,
+    /// so a strap at one notification a second fills both at about the same time.
+    public var maxValues: Int = 1000
     /// Longest span of a series set in seconds before rotating (1 hour).
     public var maxDuration: Double = 3600
     /// With no notification for this many seconds the device's series are finished ("idle").
@@ -28,11 +32,12 @@ public struct IngestSettings: Sendable, Hashable, Codable {
     /// count as missing: covers the fitted send-time line's error and the sensor's beat-detection jitter.
     public var sendTimeTolerance: Double = 0.03
 
-    public init(maxBeats: Int = 1000, maxDuration: Double = 3600, idleTimeout: Double = 30, gapThreshold: Double = 3,
+    public init(maxBeats: Int = 1000, maxValues: Int = 1000, maxDuration: Double = 3600, idleTimeout: Double = 30, gapThreshold: Double = 3,
                 clockTolerance: Double = 2, rrMinMs: Double = 250, rrMaxMs: Double = 2500,
                 checkpointInterval: Double = 1, memoryBufferBeats: Int = 500_000,
                 quietLossDetection: Bool = true, sendTimeTolerance: Double = 0.03) {
         self.maxBeats = max(1, maxBeats)
+        self.maxValues = max(1, maxValues)
         self.maxDuration = maxDuration
         self.idleTimeout = idleTimeout
         self.gapThreshold = gapThreshold

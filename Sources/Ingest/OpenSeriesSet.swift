@@ -52,6 +52,11 @@ struct OpenSeriesSet: Sendable {
     var isEmpty: Bool { heartbeats == nil && heartRate == nil && energy == nil }
     var beatCount: Int { heartbeats?.count ?? 0 }
     var isHeartbeatSeriesFull: Bool { heartbeats?.isFull ?? false }
+    /// Whether the heart-rate or energy series holds `limit` values (the held heart-rate value counts): one more
+    /// notification could exceed it, so the set rotates first.
+    func isQuantitySeriesFull(limit: Int) -> Bool {
+        (heartRate?.count ?? 0) + (pendingHeartRate == nil ? 0 : 1) >= limit || (energy?.count ?? 0) >= limit
+    }
 
     /// Adds a beat at timeline `ticks` (seconds of the tick given as `seconds`). Opens the heartbeat series at the
     /// first beat. Throws when the builder refuses (out of order or full; callers prevent both).

@@ -1,5 +1,6 @@
 import HeartdConfig
 import HeartdKit
+import Ingest
 import Testing
 
 /// The configuration as the daemon's control server and logging take it (`ConfigurationBridges.swift`).
@@ -20,5 +21,11 @@ import Testing
         let logging = configuration.loggingBootstrap(environment: ["INVOCATION_ID": "x"])
         #expect(logging.resolvedTarget == .stderr && logging.level == .debug)
         #expect(HeartdConfiguration().controlServerConfiguration(environment: [:]).group == "heartd")
+    }
+
+    @Test func seriesLimitsReachTheIngestSettings() throws {
+        let settings = try HeartdConfiguration.parse("[series]\nmax_beats = 900\nmax_values = 250\n").ingestSettings
+        #expect(settings.maxBeats == 900 && settings.maxValues == 250)
+        #expect(HeartdConfiguration().ingestSettings.maxValues == 1000)
     }
 }

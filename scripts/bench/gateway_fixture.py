@@ -1,6 +1,7 @@
-"""A gateway for the bench scripts (soak.py, gateway-cpu.py): a private dbus-daemon, the project's fake BlueZ
-(Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adapters of 6 slots, and heartd allowed to
-capture them all (adapter_connection_limit 6, a silent-stop timeout longer than the wait before the stream)."""
+"""A gateway for the bench scripts (soak.py, gateway-cpu.py, memory.py): a private dbus-daemon, the project's fake
+BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adapters of 6 slots, and heartd allowed
+to capture them all, or those given as `allow` (adapter_connection_limit 6, a silent-stop timeout longer than the
+wait before the stream); `env` adds to heartd's environment. Also the process figures the scripts read."""
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ FAKE = os.path.join(ROOT, "Tests/BlueZTests/Fixtures/fake_bluez.py")
 
 
 class Gateway:
-    def __init__(self, heartd, addresses, prefix, extra=()):
+    def __init__(self, heartd, addresses, prefix, extra=(), allow=None, env=None):
         self.addresses = addresses
         self.tmp = tempfile.mkdtemp(prefix=prefix)
         self.db = os.path.join(self.tmp, "h.sqlite")
@@ -24,12 +25,13 @@ class Gateway:
         self.fake = subprocess.Popen(["/usr/bin/python3", FAKE, "--address", bus, "--devices", ",".join(addresses),
                                       "--known", "--adapters", "hci0,hci1,hci2", "--slots", "6"])
         time.sleep(2.0)  # the fake owns org.bluez
-        argv = [heartd, "--db", self.db, "--socket", os.path.join(self.tmp, "c.sock"), "--set", 'control.group=""',
+        self.socket = os.path.join(self.tmp, "c.sock")
+        argv = [heartd, "--db", self.db, "--socket", self.socket, "--set", 'control.group=""',
                 "--set", "bluetooth.adapter_connection_limit=6", "--set", "bluetooth.silent_stop_seconds=600",
                 "--log-level", "warning", "--log-target", "stderr", *extra]
-        for a in addresses:
+        for a in addresses if allow is None else allow:
             argv += ["--allow", a]
-        self.heartd = subprocess.Popen(argv, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus),
+        self.heartd = subprocess.Popen(argv, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus, **(env or {})),
                                        stdout=subprocess.DEVNULL,
                                        stderr=open(os.path.join(self.tmp, "heartd.log"), "w"))
         self.ctl = dbus.Interface(dbus.bus.BusConnection(bus).get_object("org.bluez", "/org/heartd/fake"),
@@ -51,3 +53,9 @@ class Gateway:
             self.heartd.kill()
         self.fake.terminate()
         self.bus_daemon.terminate()
+
+
+def rss_mb(pid):
+    """Resident and peak resident memory (MB) of a process."""
+    fields = dict(line.split(":", 1) for line in open("/proc/%d/status" % pid))
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024

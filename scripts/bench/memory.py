@@ -1,93 +1,104 @@
 #!/usr/bin/python3
 """heartd's resident memory: idle (no sensor), with 16 sensors connected and silent, and with 16 sensors streaming,
-spread over 3 adapters of 6 slots (a gateway).
+spread over 3 adapters of 6 slots (a gateway), for one or more heartd binaries side by side (e.g. the static build
+and the dynamic one).
 
-Starts a private dbus-daemon, the project's fake BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) with 16 known
-heart-rate sensors, and heartd allowed to capture all of them. Prints a markdown table, then where the resident
-memory of the streaming daemon is (/proc/PID/smaps, grouped by mapping).
-usage: memory.py HEARTD_BINARY [RATE_PER_SENSOR] [SECONDS]
+Runs each binary against the project's fake BlueZ on a private bus (scripts/bench/gateway_fixture.py), prints a
+markdown table with a column per binary, then where the resident memory of each streaming daemon is
+(/proc/PID/smaps grouped by mapping: RSS, of which dirty, i.e. the process's own, and the pages touched during
+the stream after its first seconds: the steady state's working set; the rest is what start-up left resident).
+usage: memory.py HEARTD [HEARTD ...] [--rate 4] [--seconds 10] [--env NAME=VALUE ...]
+       a binary may be given as LABEL=PATH; --env applies to every heartd started (e.g. MALLOC_ARENA_MAX=1).
 """
+import argparse
 import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import dbus
 
-HEARTD = sys.argv[1]
-RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 4.0
-SECONDS = float(sys.argv[3]) if len(sys.argv) > 3 else 10.0
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FAKE = os.path.join(ROOT, "Tests/BlueZTests/Fixtures/fake_bluez.py")
+from gateway_fixture import Gateway, rss_mb
+
 ADDRESSES = ["A0:9E:1A:7C:00:%02X" % i for i in range(1, 17)]
 
 
-def rss(pid):
-    fields = dict(line.split(":", 1) for line in open("/proc/%d/status" % pid))
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
-
-
 def smaps(pid):
-    """RSS and dirty KB per mapped file (anonymous mappings: [heap], [stack], [anon])."""
+    """RSS, dirty and referenced KB per mapped file (anonymous mappings: [heap], [stack], [anon])."""
     out, name = {}, None
     for line in open("/proc/%d/smaps" % pid):
         head = line.split()
         if "-" in head[0] and not head[0].endswith(":"):
             name = os.path.basename(head[5]) if len(head) > 5 else "[anon]"
         elif head[0] == "Rss:":
-            out.setdefault(name, [0, 0])[0] += int(head[1])
+            out.setdefault(name, [0, 0, 0])[0] += int(head[1])
         elif head[0] in ("Private_Dirty:", "Shared_Dirty:"):
-            out.setdefault(name, [0, 0])[1] += int(head[1])
+            out.setdefault(name, [0, 0, 0])[1] += int(head[1])
+        elif head[0] == "Referenced:":
+            out.setdefault(name, [0, 0, 0])[2] += int(head[1])
     return out
 
 
-def start_heartd(tmp, bus, allow):
-    args = [HEARTD, "--db", os.path.join(tmp, "h.sqlite"), "--socket", os.path.join(tmp, "c.sock"),
-            "--set", 'control.group=""', "--set", "bluetooth.adapter_connection_limit=6", "--log-level", "warning", "--log-target", "stderr"]
-    for a in allow:
-        args += ["--allow", a]
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus)
-    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "heartd.log"), "w"))
+def clear_referenced(pid):
+    """Clears the accessed bits of the process's pages (proc(5), clear_refs): smaps' Referenced then counts the
+    pages touched since, i.e. the steady state's working set, not what start-up left resident."""
+    with open("/proc/%d/clear_refs" % pid, "w") as f:
+        f.write("1")
+
+
+def measure(heartd, rate, seconds, env):
+    """[(row label, RSS MB, peak MB)] and the streaming daemon's mappings."""
+    rows = []
+    idle = Gateway(heartd, ADDRESSES, "heartd-mem.", allow=[], env=env)
+    try:
+        time.sleep(3.0)
+        rows.append(("idle, no sensor", *rss_mb(idle.heartd.pid)))
+        idle.heartd.terminate()
+        idle.heartd.wait(timeout=20)
+    finally:
+        idle.stop()
+    gw = Gateway(heartd, ADDRESSES, "heartd-mem.", env=env)
+    try:
+        gw.wait_subscribed()
+        time.sleep(1.0)
+        rows.append(("16 sensors connected, silent", *rss_mb(gw.heartd.pid)))
+        for a in ADDRESSES:
+            gw.ctl.Stream(a, rate, dbus.UInt32(int(rate * seconds)))
+        time.sleep(min(2.0, seconds / 2))  # the first values open the series
+        clear_referenced(gw.heartd.pid)
+        time.sleep(seconds - min(2.0, seconds / 2) + 0.5)
+        rows.append(("16 sensors streaming %g/s each for %gs" % (rate, seconds), *rss_mb(gw.heartd.pid)))
+        mappings = smaps(gw.heartd.pid)
+        gw.heartd.terminate()
+        gw.heartd.wait(timeout=20)
+    finally:
+        gw.stop()
+    return rows, mappings
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="heartd-mem.")
-    daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-                              stdout=subprocess.PIPE, text=True)
-    bus = daemon.stdout.readline().strip()
-    fake = subprocess.Popen(["/usr/bin/python3", FAKE, "--address", bus, "--devices", ",".join(ADDRESSES), "--known",
-                             "--adapters", "hci0,hci1,hci2", "--slots", "6"])
-    rows = []
-    try:
-        time.sleep(1.0)
-        idle = start_heartd(tmp, bus, [])
-        time.sleep(3.0)
-        rows.append(("idle, no sensor", *rss(idle.pid)))
-        idle.terminate()
-        idle.wait()
-        h = start_heartd(tmp, bus, ADDRESSES)
-        time.sleep(4.0)
-        rows.append(("16 sensors connected, silent", *rss(h.pid)))
-        ctl = dbus.Interface(dbus.bus.BusConnection(bus).get_object("org.bluez", "/org/heartd/fake"), "org.heartd.FakeBlueZ")
-        count = int(RATE * SECONDS)
-        for a in ADDRESSES:
-            ctl.Stream(a, RATE, dbus.UInt32(count))
-        time.sleep(SECONDS + 1.5)
-        rows.append(("16 sensors streaming %g/s each for %gs" % (RATE, SECONDS), *rss(h.pid)))
-        mappings = smaps(h.pid)
-        h.terminate()
-        h.wait(timeout=10)
-    finally:
-        fake.terminate()
-        daemon.terminate()
-    print("| heartd | RSS MB | peak RSS MB |\n|---|---:|---:|")
-    for name, cur, peak in rows:
-        print("| %s | %.1f | %.1f |" % (name, cur, peak))
-    print("\n| mapping (16 sensors streaming) | RSS KB | of which dirty KB |\n|---|---:|---:|")
-    for name, (kb, dirty) in sorted(mappings.items(), key=lambda kv: -kv[1][0]):
-        if kb >= 64:
-            print("| %s | %d | %d |" % (name, kb, dirty))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("heartd", nargs="+", help="PATH or LABEL=PATH")
+    ap.add_argument("--rate", type=float, default=4.0, help="notifications a second per sensor")
+    ap.add_argument("--seconds", type=float, default=10.0, help="length of the stream")
+    ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for heartd's environment")
+    args = ap.parse_args()
+    env = dict(e.split("=", 1) for e in args.env)
+    binaries = [(b.split("=", 1) if "=" in b else (os.path.relpath(b), b)) for b in args.heartd]
+    results = [(label, *measure(path, args.rate, args.seconds, env)) for label, path in binaries]
+
+    if env:
+        print("environment: %s\n" % " ".join("%s=%s" % kv for kv in sorted(env.items())))
+    print("| RSS MB (peak) | %s |\n|---|%s" % (" | ".join(label for label, _, _ in results), "---:|" * len(results)))
+    for i, (name, _, _) in enumerate(results[0][1]):
+        print("| %s | %s |" % (name, " | ".join("%.1f (%.1f)" % (rows[i][1], rows[i][2]) for _, rows, _ in results)))
+    for label, _, mappings in results:
+        print("\n| %s, 16 sensors streaming: mapping | RSS KB | of which dirty KB | touched while streaming KB |"
+              "\n|---|---:|---:|---:|" % label)
+        for name, (kb, dirty, touched) in sorted(mappings.items(), key=lambda kv: -kv[1][0]):
+            if kb >= 64:
+                print("| %s | %d | %d | %d |" % (name, kb, dirty, touched))
+        small = [v for v in mappings.values() if v[0] < 64]
+        print("| %d smaller mappings | %d | %d | %d |" % (len(small), *(sum(v[i] for v in small) for i in range(3))))
+        print("| **all** | %d | %d | %d |" % tuple(sum(v[i] for v in mappings.values()) for i in range(3)))
 
 
 main()

@@ -6,7 +6,11 @@ Asserts (exit 1 otherwise):
   - RSS is flat after the warm-up: the median of the last quarter of the samples is at most --max-growth-mb above
     the median of the first quarter after the warm-up;
   - every notification the fake sent is stored: after a SIGTERM (which saves every open series) the heart-rate
-    values in the store (`heartctl --db … series --type heart-rate`) equal the fake's count, per sensor.
+    values in the store (`heartctl --db … series --type heart-rate`) equal the fake's count, per sensor;
+  - every beat is stored and only the first is flagged: the fake sends the RR of a beat a second in the
+    notification after it (fake_bluez.py's Stream), so each sensor's heartbeat series hold floor((count-1)/rate)+1
+    beats (the first notification with an RR places two: its beat and the one before), and the daemon's counters
+    (`heartctl status` just before the SIGTERM) show one gap per sensor (the connection) and no beat dropped.
 Not part of the default test suite (an hour); CI does not run it.
 usage: soak.py HEARTD HEARTCTL [--seconds 3600] [--sensors 16] [--rate 4] [--warmup 300] [--every 10]
 """
@@ -21,12 +25,7 @@ import time
 
 import dbus
 
-from gateway_fixture import Gateway
-
-
-def rss_mb(pid):
-    fields = dict(line.split(":", 1) for line in open("/proc/%d/status" % pid))
-    return int(fields["VmRSS"].split()[0]) / 1024
+from gateway_fixture import Gateway, rss_mb
 
 
 def cpu_s(pid):
@@ -34,8 +33,9 @@ def cpu_s(pid):
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def stored_counts(heartctl, db):
-    out = subprocess.run([heartctl, "--db", db, "--json", "series", "--type", "heart-rate", "--from", "0",
+def stored_counts(heartctl, db, kind="heart-rate"):
+    """Values (heart rate) or beats (heartbeat) in the store per sensor address."""
+    out = subprocess.run([heartctl, "--db", db, "--json", "series", "--type", kind, "--from", "0",
                           "--to", "now", "--limit", "10000000"], capture_output=True, text=True, check=True).stdout
     counts = {}
     for s in json.loads(out)["samples"]:
@@ -74,13 +74,15 @@ def main():
         next_print = 0.0
         while time.time() - t0 < args.seconds + 2:
             time.sleep(args.every)
-            t, r = time.time() - t0, rss_mb(heartd.pid)
+            t, r = time.time() - t0, rss_mb(heartd.pid)[0]
             samples.append((t, r))
             if t >= next_print:
                 print("t=%6.0fs rss=%.2f MB cpu=%.1f s" % (t, r, cpu_s(heartd.pid) - cpu0), flush=True)
                 next_print += max(60.0, args.seconds / 60)
         cpu = cpu_s(heartd.pid) - cpu0
         sent = {a: int(ctl.Stats(a)["sent"]) for a in addresses}
+        status = json.loads(subprocess.run([args.heartctl, "--socket", gw.socket, "--json", "status"],
+                                           capture_output=True, text=True, check=True).stdout)
         heartd.send_signal(signal.SIGTERM)
         heartd.wait(timeout=30)
         print("heartd exit status %d" % heartd.returncode)
@@ -104,6 +106,21 @@ def main():
         for a, (s, st) in sorted(missing.items()):
             print("  %s: sent %d, stored %d" % (a, s, st))
         ok &= not missing
+        beats_expected = int((count - 1) / args.rate + 1e-9) + 1
+        beats = stored_counts(args.heartctl, db, "heartbeat")
+        wrong = {a: beats.get(a, 0) for a in addresses if beats.get(a, 0) != beats_expected}
+        counters = [d["counters"] for d in status["devices"]]
+        gaps = {}
+        for c in counters:
+            for rule, n in c.get("gapsByRule", {}).items():
+                gaps[rule] = gaps.get(rule, 0) + n
+        dropped = sum(c.get("droppedBeatsOutOfOrder", 0) for c in counters)
+        finished = sum(d.get("seriesFinished", 0) for d in status["devices"])
+        print("beats: %d stored (%d per sensor expected), gaps by rule %s, %d dropped out of order, "
+              "%d series finished before the SIGTERM" % (sum(beats.values()), beats_expected, gaps, dropped, finished))
+        for a, n in sorted(wrong.items()):
+            print("  %s: %d beats stored" % (a, n))
+        ok &= not wrong and dropped == 0 and gaps == {"connection": len(addresses)}
         print("SOAK %s" % ("PASS" if ok else "FAIL"))
     finally:
         gw.stop()

@@ -24,7 +24,7 @@ public enum CaptureMode: Sendable, Equatable {
 extension HeartdConfiguration {
     /// The ingest pipeline's settings from `[series]` and `[store]`.
     public var ingestSettings: IngestSettings {
-        IngestSettings(maxBeats: series.maxBeats, maxDuration: series.maxDurationSeconds,
+        IngestSettings(maxBeats: series.maxBeats, maxValues: series.maxValues, maxDuration: series.maxDurationSeconds,
                        idleTimeout: series.idleTimeoutSeconds, gapThreshold: series.gapThresholdSeconds,
                        clockTolerance: series.clockToleranceSeconds, rrMinMs: Double(series.rrMinMs),
                        rrMaxMs: Double(series.rrMaxMs), checkpointInterval: store.checkpointSeconds,

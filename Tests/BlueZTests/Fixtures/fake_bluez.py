@@ -6,7 +6,7 @@ PRIVATE bus only:  fake_bluez.py --address unix:path=... --devices A0:..:01,A0:.
 
 Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   Notify(s addr, ay payload)       one 2A37 notification (signal to StartNotify clients, datagram to the fd)
-  Stream(s addr, d rate, u count)  count notifications at rate/s (benchmarks)
+  Stream(s addr, d rate, u count)  count notifications at rate/s, RR of a 1 s beat when one falls (benchmarks)
   NotifyWrongType(s addr)          PropertiesChanged Value as a string (a broken peer)
   DropLink(s addr)                 the sensor goes away: ServicesResolved=false, Connected=false, GATT removed
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
@@ -360,14 +360,21 @@ class Control(dbus.service.Object):
 
     @dbus.service.method(CTL, in_signature="sdu")
     def Stream(self, addr, rate, count):
-        """count notifications (6-byte payloads like a strap at rest) paced at rate/s, with catch-up."""
+        """count notifications paced at rate/s, with catch-up, like a strap at rest: a heart rate in each, and the RR
+        of a beat every second (1024/1024 s) in the notification sent at or after that beat (notification i, sent
+        at i/rate s, carries the beats in ((i-1)/rate, i/rate]). So the RR chain keeps time with the notifications
+        at any rate: at 4/s one notification in four carries an RR, at 1/s each one after the first."""
         st = {"sent": 0, "t0": GLib.get_monotonic_time() / 1e6}
         self.fake.sent[str(addr)] = 0
+        def beats_by(i):
+            return int(i / rate + 1e-9)
         def tick():
             due = min(int(count), int((GLib.get_monotonic_time() / 1e6 - st["t0"]) * rate) + 1)
             while st["sent"] < due:
                 i = st["sent"]
-                self.send(addr, bytes([0x16, 60 + i % 40, 0x00, 0x04, 0x10, 0x04]))
+                beats = beats_by(i) - beats_by(i - 1) if i > 0 else 0
+                flags = 0x06 | (0x10 if beats else 0)  # contact detected; RR present
+                self.send(addr, bytes([flags, 60]) + b"\x00\x04" * beats)
                 st["sent"] += 1
                 self.fake.sent[str(addr)] = st["sent"]
             return st["sent"] < int(count)
