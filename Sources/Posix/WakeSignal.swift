@@ -49,16 +49,3 @@ public final class WakeSignal: Sendable {
         return true
     }
 }
-
-/// A failed system call of `Posix`.
-public struct PosixError: Error, Sendable, CustomStringConvertible {
-    public let call: String
-    public let errno: Int32
-
-    public init(call: String, errno: Int32) {
-        self.call = call
-        self.errno = errno
-    }
-
-    public var description: String { "\(call): \(errnoText(errno))" }
-}
