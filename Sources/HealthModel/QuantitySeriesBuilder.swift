@@ -34,6 +34,11 @@ public struct QuantitySeriesBuilder: Sendable {
     /// Live values arrive in order, so an insert is almost always an append; checkpoints read the array as is.
     private var points: [QuantityPoint] = []
     private var isFinished = false
+    /// The latest end of a point (what `finish` gives as the end), kept as points arrive.
+    public private(set) var latestEnd: Date?
+    /// The lowest index whose point was replaced or moved since `clearRewrites()` (`Int.max`: only appends):
+    /// a checkpoint keeps the points before it and sends the rest.
+    public private(set) var rewrittenFrom = Int.max
 
     public init(type: QuantityType, start: Date, device: DeviceInfo?, metadata: Metadata = [:], uuid: UUID = UUID()) {
         self.type = type
@@ -58,6 +63,7 @@ public struct QuantitySeriesBuilder: Sendable {
         let point = QuantityPoint(value: value, start: pointStart, end: pointEnd)
         guard let last = points.last, pointStart <= last.start else {
             points.append(point)
+            if pointEnd > latestEnd ?? .distantPast { latestEnd = pointEnd }
             return
         }
         // Out of order or a replacement: binary search for the first point starting at or after `pointStart`.
@@ -67,7 +73,12 @@ public struct QuantitySeriesBuilder: Sendable {
             if points[mid].start < pointStart { lo = mid + 1 } else { hi = mid }
         }
         if lo < points.count, points[lo].start == pointStart { points[lo] = point } else { points.insert(point, at: lo) }
+        rewrittenFrom = min(rewrittenFrom, lo)
+        latestEnd = points.map(\.end).max()  // a replaced point may have held the latest end
     }
+
+    /// Starts counting rewrites afresh (a checkpoint has sent every point).
+    public mutating func clearRewrites() { rewrittenFrom = .max }
 
     /// The points so far, sorted by start (what a checkpoint stores).
     public var sortedPoints: [QuantityPoint] { points }
@@ -76,7 +87,7 @@ public struct QuantitySeriesBuilder: Sendable {
     public mutating func finish(metadata extra: Metadata = [:]) -> QuantitySample? {
         isFinished = true
         guard let first = points.first else { return nil }
-        let end = points.map(\.end).max() ?? first.end
+        let end = latestEnd ?? first.end
         return QuantitySample(
             uuid: uuid, type: type, start: min(start, first.start), end: end, points: points,
             aggregates: QuantityAggregates(points: points, style: type.aggregation),

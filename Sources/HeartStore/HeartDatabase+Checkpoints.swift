@@ -15,6 +15,39 @@ extension HeartDatabase {
         }
     }
 
+    /// Writes checkpoints as `open_series` rows in one transaction: a whole series as it is, an append applied to
+    /// the row it follows (read, decoded and encoded again: this path serves in-memory stores and batch imports,
+    /// whose checkpoints are rare). Throws `.notFound` or `.conflict` when an append follows no row or another
+    /// item count.
+    public func writeCheckpoints(_ updates: [SeriesCheckpoint]) throws(StoreError) {
+        try writeCheckpoints(updates, updatedAt: Date())
+    }
+
+    func writeCheckpoints(_ updates: [SeriesCheckpoint], updatedAt now: Date) throws(StoreError) {
+        try write { db in
+            for update in updates {
+                switch update {
+                case .full(let sample): try CheckpointRecord(sample: sample, updatedAt: now).replace(in: db)
+                case .appended(let append): try Self.checkpointBase(append, updatedAt: now, in: db).record.replace(in: db)
+                }
+            }
+        }
+    }
+
+    /// The `open_series` row of `append`'s series with the change applied, and its item count.
+    func checkpointBase(_ append: SeriesAppend, updatedAt: Date) throws(StoreError) -> (record: CheckpointRecord, count: Int) {
+        try read { db in try Self.checkpointBase(append, updatedAt: updatedAt, in: db) }
+    }
+
+    private static func checkpointBase(_ append: SeriesAppend, updatedAt: Date, in db: Database) throws
+        -> (record: CheckpointRecord, count: Int) {
+        guard let row = try CheckpointRecord.filter(CheckpointRecord.Columns.uuid == StoreCoding.uuidBlob(append.uuid))
+            .fetchOne(db) else {
+            throw StoreError(.notFound, "checkpoint \(append.uuid): no earlier checkpoint for the change to follow")
+        }
+        return try row.applying(append, updatedAt: updatedAt)
+    }
+
     /// The journaled open series, oldest first; quantity samples carry aggregates computed from their points.
     public func checkpoints() throws(StoreError) -> [Sample] {
         let records = try read { db in

@@ -5,7 +5,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// The sample, device or checkpoint does not exist.
         case notFound
-        /// The change contradicts what is stored: a session UUID already used, a session already ended.
+        /// The change contradicts what is stored: a session UUID already used, a session already ended, a
+        /// checkpoint's append that does not follow the stored checkpoint.
         case conflict
         /// A stored series blob, JSON column or type identifier cannot be decoded.
         case corruptBlob

@@ -10,9 +10,10 @@ import Synchronization
 /// Live capture calls the pipeline on the thread that reads BlueZ; with the store behind this sink an SD card
 /// that stalls for seconds delays no notification and no arrival time. The writer wakes once per call when it is
 /// idle — the pipeline calls at most once per checkpoint interval and once per finished series — and drains
-/// whatever gathered meanwhile (pending checkpoints of a series are merged: the newest snapshot wins). A failing
-/// `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every second; a
-/// failed checkpoint is kept until a newer snapshot of its series replaces it.
+/// whatever gathered meanwhile (pending checkpoints of a series are merged into one: `SeriesCheckpoint.followed`).
+/// A failing `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every
+/// second; a failed checkpoint is kept, merged with the newer ones, and the pipeline's next `writeCheckpoints`
+/// throws so that it sends every series whole.
 ///
 /// Why a plain thread blocked on a `WakeSignal` and not a dispatch queue: on Linux a queue's work runs on
 /// libdispatch's worker pool, whose first worker starts a manager-thread timer that wakes every second for ever
@@ -21,9 +22,11 @@ import Synchronization
 public final class BackgroundSink: SeriesSink, Sendable {
     private struct State {
         var buffer: SinkBuffer
-        /// Open-series snapshots waiting, by UUID (newest wins), in first-arrival order.
-        var checkpoints: [UUID: Sample] = [:]
-        var checkpointOrder: [UUID] = []
+        /// Open-series checkpoints waiting, one per series (merged), in first-arrival order. A few series per
+        /// sensor: searched, not hashed.
+        var checkpoints: [SeriesCheckpoint] = []
+        /// A checkpoint write failed (or did not follow) since the pipeline last called: it must send whole series.
+        var checkpointsFailed = false
         var devices: [String: DeviceInfo] = [:]
         /// The batch being written (still counted as queued in `status`).
         var inFlight: PendingBatch?
@@ -71,8 +74,8 @@ public final class BackgroundSink: SeriesSink, Sendable {
         let batch = PendingBatch(samples: samples, closingCheckpoints: closingCheckpoints)
         let dropped = state.withLock { s -> [PendingBatch] in
             // A snapshot of a series that is now finished need not be written any more.
-            for uuid in closingCheckpoints where s.checkpoints.removeValue(forKey: uuid) != nil {
-                s.checkpointOrder.removeAll { $0 == uuid }
+            if !s.checkpoints.isEmpty, !closingCheckpoints.isEmpty {
+                s.checkpoints.removeAll { closingCheckpoints.contains($0.uuid) }
             }
             return s.buffer.enqueue(batch)
         }
@@ -84,13 +87,40 @@ public final class BackgroundSink: SeriesSink, Sendable {
         schedule()
     }
 
-    public func writeCheckpoints(_ open: [Sample]) {
-        state.withLock { s in
-            for sample in open {
-                if s.checkpoints.updateValue(sample, forKey: sample.uuid) == nil { s.checkpointOrder.append(sample.uuid) }
-            }
+    /// Queues checkpoints; throws when a checkpoint write failed since the last call (the pipeline then sends every
+    /// series whole at the next interval: the store may hold less than it handed over). What `open` brings is
+    /// queued either way.
+    public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
+        let resend = state.withLock { s -> Bool in
+            let inStep = Self.merge(open, after: &s.checkpoints)
+            defer { s.checkpointsFailed = false }
+            return s.checkpointsFailed || !inStep
         }
         schedule()
+        if resend { throw SinkError(.unavailable, "a checkpoint write failed: the next checkpoint sends whole series") }
+    }
+
+    /// Adds `newer` checkpoints after `pending` ones: a series already waiting gets one checkpoint for both. False
+    /// when a change did not follow the one waiting (it replaces it; the pipeline must then send it whole).
+    static func merge(_ newer: [SeriesCheckpoint], after pending: inout [SeriesCheckpoint]) -> Bool {
+        guard !pending.isEmpty else {
+            pending = newer  // the usual case: the writer took the previous ones
+            return true
+        }
+        var inStep = true
+        for update in newer {
+            guard let i = pending.firstIndex(where: { $0.uuid == update.uuid }) else {
+                pending.append(update)
+                continue
+            }
+            if let merged = pending[i].followed(by: update) {
+                pending[i] = merged
+            } else {
+                pending[i] = update
+                inStep = false
+            }
+        }
+        return inStep
     }
 
     public func upsertDevice(_ device: DeviceInfo) {
@@ -135,7 +165,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
     /// What one pass takes out of the queue.
     private enum Work {
         case devices([DeviceInfo])
-        case checkpoints([Sample])
+        case checkpoints([SeriesCheckpoint])
         case batch(PendingBatch)
     }
 
@@ -149,8 +179,8 @@ public final class BackgroundSink: SeriesSink, Sendable {
                     return .devices(s.devices.keys.sorted().compactMap { s.devices[$0] })
                 }
                 if !s.checkpoints.isEmpty {
-                    defer { s.checkpoints = [:]; s.checkpointOrder = [] }
-                    return .checkpoints(s.checkpointOrder.compactMap { s.checkpoints[$0] })
+                    defer { s.checkpoints = [] }
+                    return .checkpoints(s.checkpoints)
                 }
                 if let batch = s.buffer.takeFirst() {
                     s.inFlight = batch
@@ -185,11 +215,11 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 for d in devices where s.devices[d.localIdentifier ?? ""] == nil { s.devices[d.localIdentifier ?? ""] = d }
                 s.buffer.recordFailure(error)
             case .checkpoints(let open):
-                // Newer snapshots that came in meanwhile win.
-                for sample in open.reversed() where s.checkpoints[sample.uuid] == nil {
-                    s.checkpoints[sample.uuid] = sample
-                    s.checkpointOrder.insert(sample.uuid, at: 0)
-                }
+                // The failed ones go first; newer ones that came in meanwhile follow them.
+                var pending = open
+                _ = Self.merge(s.checkpoints, after: &pending)
+                s.checkpoints = pending
+                s.checkpointsFailed = true
                 s.buffer.recordFailure(error, checkpoint: true)
             case .batch(let batch):
                 s.inFlight = nil

@@ -301,12 +301,13 @@ struct DeviceSession: Sendable {
         series.isEmpty ? [] : series.snapshot(at: effective(now), context: context)
     }
 
-    /// The open series as samples for a checkpoint, if they changed since the last one.
-    mutating func checkpoint(now: Timestamp) -> [Sample]? {
+    /// What a checkpoint hands the store of the open series (whole, or what they appended since the last one),
+    /// if they changed since the last one.
+    mutating func checkpoint(now: Timestamp) -> [SeriesCheckpoint]? {
         guard needsCheckpoint else { return nil }
         needsCheckpoint = false
         guard !series.isEmpty else { return nil }
-        return series.snapshot(at: effective(now), context: context)
+        return series.checkpoint(at: effective(now), clock: clock, gapThreshold: settings.gapThreshold)
     }
 
     /// Finishes the open series (shutdown, end of a replay). The next beat, if any, is flagged.
@@ -347,8 +348,11 @@ extension DeviceSession {
         deviceSampleMetadata = Self.sampleMetadata(device).merging(tags) { _, tag in tag }
     }
 
-    /// A checkpoint write failed: write again at the next interval.
+    /// A checkpoint write failed: write again at the next interval, every series whole (the store may hold less
+    /// than what was handed over).
     mutating func markCheckpointNeeded() {
-        if !series.isEmpty { needsCheckpoint = true }
+        guard !series.isEmpty else { return }
+        needsCheckpoint = true
+        series.resendWhole()
     }
 }

@@ -146,6 +146,7 @@ struct PipelineCore {
     private var lastCheckpoint: Double?
     private var lastEventTime: Timestamp?
     private var sinkFailing = false
+    private var checkpointsFailing = false
     /// Live use: the real clock (CLOCK_MONOTONIC seconds), and when on it the last event, checkpoint and sink
     /// retry happened; `onDeadline` learns when the next `tickLive` is needed.
     private let liveClock: @Sendable () -> Double
@@ -393,17 +394,25 @@ struct PipelineCore {
 
     private mutating func writeCheckpoints(now: Timestamp) {
         lastCheckpoint = now.monotonic
-        var open: [Sample] = []
-        for address in sessions.keys.sorted() {
-            if let samples = sessions[address]?.session.checkpoint(now: now) { open += samples }
+        var open: [SeriesCheckpoint] = []
+        if sessions.count == 1, let only = sessions.first?.value {
+            open = only.session.checkpoint(now: now) ?? []  // one sensor: no sort
+        } else {
+            for address in sessions.keys.sorted() {
+                if let changes = sessions[address]?.session.checkpoint(now: now) { open += changes }
+            }
         }
         guard !open.isEmpty else { return }
         do {
             try sink.writeCheckpoints(open)
+            checkpointsFailing = false
         } catch {
             buffer.recordFailure(error, checkpoint: true)
-            logger.warning("checkpoint write failed; will retry", metadata: ["error": "\(error)"])
-            for address in sessions.keys { sessions[address]?.session.markCheckpointNeeded() }
+            // Warn once per outage; the retries (every interval) log at debug.
+            logger.log(level: checkpointsFailing ? .debug : .warning, "checkpoint write failed; will retry whole",
+                       metadata: ["error": "\(error)"])
+            checkpointsFailing = true
+            for slot in sessions.values { slot.session.markCheckpointNeeded() }
         }
     }
 }

@@ -48,6 +48,10 @@ struct OpenSeriesSet: Sendable {
     private var lastEnergyPoint: (start: Date, value: Double)?
     /// Monotonic seconds of the earliest content (for `maxDuration`).
     private(set) var openedAt: Double?
+    /// What the last checkpoint handed over of each series (nil: nothing yet, the next checkpoint sends it whole).
+    private var handedBeats: Int?
+    private var handedHeartRate: HandedPoints?
+    private var handedEnergy: HandedPoints?
 
     var isEmpty: Bool { heartbeats == nil && heartRate == nil && energy == nil }
     var beatCount: Int { heartbeats?.count ?? 0 }
@@ -108,8 +112,10 @@ struct OpenSeriesSet: Sendable {
         lastEnergyPoint = (startDate, value)
     }
 
-    /// Gives the open builders new device information (learnt after they were opened).
+    /// Gives the open builders new device information (learnt after they were opened); the next checkpoint sends
+    /// them whole.
     mutating func updateDevice(_ context: SeriesContext) {
+        resendWhole()
         heartbeats?.device = context.device
         heartbeats?.metadata.merge(context.metadata) { _, new in new }
         heartRate?.device = context.device
@@ -160,5 +166,84 @@ struct OpenSeriesSet: Sendable {
 
     private mutating func noteOpened(_ time: Double) {
         openedAt = min(openedAt ?? time, time)
+    }
+}
+
+/// Of a quantity series, what the last checkpoint handed over: the builder's points then (`committed`) and the
+/// items it held (`total`: plus the held heart-rate value, if any).
+struct HandedPoints: Sendable {
+    var committed: Int
+    var total: Int
+}
+
+extension OpenSeriesSet {
+    /// What a checkpoint at `time` hands the store (`SeriesCheckpoint`): each series whole the first time and after
+    /// `resendWhole()`, otherwise only what it appended or rewrote since the previous checkpoint — which, applied,
+    /// gives exactly what `snapshot(at:)` holds. A series that did not change is left out. Costs what the series
+    /// added, not its length: no sample is built, no aggregate computed.
+    mutating func checkpoint(at time: Double, clock: ClockMap, gapThreshold: Double) -> [SeriesCheckpoint] {
+        var out: [SeriesCheckpoint] = []
+        if let beats = heartbeatCheckpoint() { out.append(beats) }
+        var held: QuantityPoint?
+        if let pending = pendingHeartRate {
+            let end = max(pending.start, min(time, pending.start + gapThreshold))
+            held = QuantityPoint(value: pending.value, start: clock.date(pending.start), end: clock.date(end))
+        }
+        if let change = Self.checkpoint(&heartRate, handed: &handedHeartRate, held: held) { out.append(change) }
+        if let change = Self.checkpoint(&energy, handed: &handedEnergy, held: nil) { out.append(change) }
+        return out
+    }
+
+    /// The next checkpoint sends every series whole (a failed write, new metadata or device).
+    mutating func resendWhole() {
+        handedBeats = nil
+        handedHeartRate = nil
+        handedEnergy = nil
+    }
+
+    /// Beats only append.
+    private mutating func heartbeatCheckpoint() -> SeriesCheckpoint? {
+        guard let builder = heartbeats, let last = builder.lastOffset else { return nil }
+        let count = builder.count
+        defer { handedBeats = count }
+        guard let handed = handedBeats else {
+            var copy = builder
+            return copy.finish().map { .full(.heartbeatSeries($0)) }
+        }
+        guard count > handed else { return nil }
+        return .appended(SeriesAppend(uuid: builder.uuid, after: handed, keeping: handed,
+                                      items: .beats(Array(builder.beats[handed...])),
+                                      end: builder.start.addingTimeInterval(last)))
+    }
+
+    /// A quantity series with `held` (the heart-rate value still held) as its last point, as `finish` would insert
+    /// it. The points from the first one rewritten since the previous checkpoint (or from the previous held value)
+    /// on are sent; a held value that would not append (it starts at or before the last point) sends it whole.
+    private static func checkpoint(_ builder: inout QuantitySeriesBuilder?, handed: inout HandedPoints?,
+                                   held: QuantityPoint?) -> SeriesCheckpoint? {
+        guard let current = builder else { return nil }
+        defer { builder?.clearRewrites() }
+        let points = current.sortedPoints
+        // `insert` would refuse it (and `finish` leave it out); values and times come from the session, so never.
+        let held = held.flatMap { $0.value.isFinite && $0.start >= current.start ? $0 : nil }
+        let appends = held.map { h in points.last.map { $0.start < h.start } ?? true } ?? true
+        if let previous = handed, appends {
+            let keep = min(current.rewrittenFrom, previous.committed)
+            var items = Array(points[keep...])
+            if let held { items.append(held) }
+            handed = HandedPoints(committed: points.count, total: keep + items.count)
+            var end = current.latestEnd ?? .distantPast
+            if let held, held.end > end { end = held.end }
+            let change = SeriesAppend(uuid: current.uuid, after: previous.total, keeping: keep, items: .points(items), end: end)
+            return change.isEmpty ? nil : .appended(change)
+        }
+        var copy = current
+        if let held { try? copy.insert(held.value, start: held.start, end: held.end) }
+        guard let sample = copy.finish() else {
+            handed = nil
+            return nil
+        }
+        handed = HandedPoints(committed: points.count, total: sample.points.count)
+        return .full(.quantity(sample))
     }
 }

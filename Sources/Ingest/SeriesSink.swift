@@ -8,8 +8,10 @@ public protocol SeriesSink: Sendable {
     /// Saves finished samples and, in the same transaction, deletes the open-series checkpoints they replace
     /// (keyed by the builder UUID, which is also the finished sample's UUID).
     func save(_ samples: [Sample], closingCheckpoints: [UUID]) throws
-    /// Upserts checkpoints of open series (keyed by UUID). Checkpoints not named here are left alone.
-    func writeCheckpoints(_ open: [Sample]) throws
+    /// Upserts checkpoints of open series (keyed by UUID): a series whole, or what it appended since its previous
+    /// checkpoint. Checkpoints not named here are left alone. A throw (the store failed, or holds another item
+    /// count than a change follows) makes the pipeline send every series whole at the next interval.
+    func writeCheckpoints(_ open: [SeriesCheckpoint]) throws
     /// Inserts or updates a device (keyed by `localIdentifier`, the Bluetooth address).
     func upsertDevice(_ device: DeviceInfo) throws
 }

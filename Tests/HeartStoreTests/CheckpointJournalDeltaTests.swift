@@ -28,6 +28,19 @@ import Testing
             device: Fixtures.strap, metadata: ["k": "v"]))
     }
 
+    /// The checkpoint the pipeline hands over when the series went from `count - 1` items to `count`: the whole
+    /// series the first time, then the new beat, or the held heart-rate value (now with its real end) and the new one.
+    static func change(_ series: (UUID, Int) -> Sample, _ uuid: UUID, _ count: Int) -> SeriesCheckpoint {
+        let now = series(uuid, count)
+        guard count > 1 else { return .full(now) }
+        let keep = now.typeIdentifier == Sample.heartbeatSeriesIdentifier ? count - 1 : count - 2
+        let items: SeriesItems = switch now {
+        case .heartbeatSeries(let s): .beats(Array(s.beats[keep...]))
+        case .quantity(let q): .points(Array(q.points[keep...]))
+        }
+        return .appended(SeriesAppend(uuid: uuid, after: count - 1, keeping: keep, items: items, end: now.end))
+    }
+
     /// What recovery must give for `sample`: its items through the store's encoding (quantity dates on whole ms).
     static func stored(_ sample: Sample) throws -> SeriesItems {
         try SeriesItems.decode(try StoreCoding.encodeContents(sample), kind: sample.typeIdentifier, start: sample.start)
@@ -56,7 +69,7 @@ import Testing
             for count in 1...400 {
                 let batch = [Self.beats(hb, count), Self.heartRate(hr, count)]
                 fullRewrite += try batch.reduce(0) { $0 + (try StoreCoding.encodeContents($1)).count }
-                try writer.write(batch)
+                try writer.write([Self.change(Self.beats, hb, count), Self.change(Self.heartRate, hr, count)])
             }
             #expect(writer.compactions == 0)
             let size = try Self.journalSize(db)
@@ -80,7 +93,7 @@ import Testing
         do {
             let db = try HeartDatabase(path: dir.databasePath)
             let writer = try CheckpointWriter(database: db)
-            for count in 1...50 { try writer.write([Self.heartRate(uuid, count)]) }
+            for count in 1...50 { try writer.write([Self.change(Self.heartRate, uuid, count)]) }
         }
         let path = dir.databasePath + "-open"
         let full = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -108,8 +121,8 @@ import Testing
     }
 
     @Test func aSeriesChangedBeforeItsTailIsJournaledWhole() throws {
-        // The writer checks the journaled prefix; a snapshot that changed it (or shrank, or got new metadata) must
-        // still be recovered exactly.
+        // The pipeline sends a series whole after anything but an append (new metadata, a failed write); whole
+        // snapshots that changed earlier items, shrank or renamed must each be recovered exactly.
         let uuid = UUID()
         guard case .heartbeatSeries(var changed) = Self.beats(uuid, 40) else { return }
         changed.beats[5].precededByGap.toggle()
@@ -137,12 +150,13 @@ import Testing
             let writer = try CheckpointWriter(database: db, compactionBytes: 4000)
             var largest = 0
             for count in 1...1000 {
-                try writer.write([Self.beats(hb, count), Self.heartRate(hr, count)])
+                // After a compaction a change takes its base from `open_series` and starts the journal again whole.
+                try writer.write([Self.change(Self.beats, hb, count), Self.change(Self.heartRate, hr, count)])
                 largest = max(largest, try Self.journalSize(db))
             }
             #expect(writer.compactions > 5)
-            // At most the limit, then one write: the full records of both series (about 2 KB each at the end)
-            // that start the journal again after a compaction, or deltas of a few dozen bytes.
+            // At most the limit plus one write: deltas of a few dozen bytes, then compacted; the full records of
+            // both series (about 2 KB each at the end) start the journal again.
             #expect(largest < 4000 + 5000, "the journal reached \(largest) bytes")
         }
         let db = try HeartDatabase(path: dir.databasePath)

@@ -17,7 +17,7 @@ import Testing
         for attempt in [{ try reader.save([Fixtures.heartbeatSample(count: 2)]) as Any },
                         { try reader.delete(uuid: sample.uuid) as Any },
                         { try reader.upsertDevice(Fixtures.strap) as Any },
-                        { try reader.writeCheckpoints([]) as Any }] {
+                        { try reader.writeCheckpoints([Sample]()) as Any }] {
             let error = #expect(throws: StoreError.self) { _ = try attempt() }
             #expect(error?.code == .readOnly)
         }

@@ -39,7 +39,7 @@ final class StallingSink: SeriesSink {
         saved.withLock { $0 += samples }
     }
 
-    func writeCheckpoints(_ open: [Sample]) throws {
+    func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         stall()
         try inner.writeCheckpoints(open)
     }

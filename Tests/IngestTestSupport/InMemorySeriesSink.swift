@@ -18,6 +18,8 @@ public final class InMemorySeriesSink: SeriesSink {
         public var saveCalls = 0
         /// Number of calls to `writeCheckpoints`, failed ones included.
         public var checkpointCalls = 0
+        /// Checkpoints written as changes (`SeriesCheckpoint.appended`) rather than whole series.
+        public var appendedCheckpoints = 0
         /// Number of calls that threw because `failing` was set.
         public var failedCalls = 0
         /// When true every call throws `SinkError(.full, …)`.
@@ -45,11 +47,25 @@ public final class InMemorySeriesSink: SeriesSink {
         }
     }
 
-    public func writeCheckpoints(_ open: [Sample]) throws {
+    /// Holds each checkpoint as the sample it describes: a whole one as it is, a change applied to the one held
+    /// (`Sample.applying`); a change that does not follow it throws, as the store does.
+    public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         try state.withLock { s throws(SinkError) in
             s.checkpointCalls += 1
             try Self.check(&s)
-            for sample in open { s.checkpoints[sample.uuid] = sample }
+            var updated = s.checkpoints
+            for checkpoint in open {
+                switch checkpoint {
+                case .full(let sample): updated[sample.uuid] = sample
+                case .appended(let change):
+                    guard let applied = updated[change.uuid]?.applying(change) else {
+                        throw SinkError(.unavailable, "checkpoint change of \(change.uuid) follows nothing held")
+                    }
+                    updated[change.uuid] = applied
+                }
+            }
+            s.checkpoints = updated
+            s.appendedCheckpoints += open.count { if case .appended = $0 { true } else { false } }
         }
     }
 

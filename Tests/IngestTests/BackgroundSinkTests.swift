@@ -64,15 +64,15 @@ import Testing
             return nil
         }
         inner.setFailing(true)
-        store.writeCheckpoints([snapshot(2)])
-        store.writeCheckpoints([snapshot(3)])
+        try? store.writeCheckpoints([.full(snapshot(2))])
+        try? store.writeCheckpoints([.full(snapshot(3))])
         try await Task.sleep(for: .milliseconds(100))
         #expect(store.status.checkpointFailures > 0)
         inner.setFailing(false)
         #expect(await store.drain(timeout: 10))
         #expect(beats(inner.contents.checkpoints[uuid]) == 3, "an older snapshot came back after a newer one")
         inner.setFailing(true)
-        store.writeCheckpoints([snapshot(5)])
+        try? store.writeCheckpoints([.full(snapshot(5))])
         store.save([snapshot(6)], closingCheckpoints: [uuid])
         inner.setFailing(false)
         #expect(await store.drain(timeout: 10))
@@ -88,8 +88,8 @@ import Testing
         let snapshot = Sample.heartbeatSeries(HeartbeatSeriesSample(
             uuid: UUID(), start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 1),
             beats: [Beat(offset: 0, precededByGap: true), Beat(offset: 1, precededByGap: false)], device: nil))
-        store?.writeCheckpoints([snapshot])
-        store?.writeCheckpoints([snapshot])
+        try store?.writeCheckpoints([.full(snapshot)])
+        try store?.writeCheckpoints([.full(snapshot)])
         #expect(await store?.drain(timeout: 10) == true)
         let seen = recording.threads.withLock { $0 }
         #expect(!seen.isEmpty && seen.allSatisfy { $0.name == "heartd-store" }, "written on \(seen)")
@@ -120,7 +120,7 @@ final class ThreadRecordingSink: SeriesSink {
         try inner.save(samples, closingCheckpoints: closingCheckpoints)
     }
 
-    func writeCheckpoints(_ open: [Sample]) throws {
+    func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         note()
         try inner.writeCheckpoints(open)
     }

@@ -39,25 +39,33 @@ public final class CheckpointWriter: Sendable {
 
     /// Journals snapshots of the open series that changed (upsert by UUID).
     public func write(_ open: [Sample]) throws(StoreError) {
-        guard !open.isEmpty else { return }
+        try write(open.map(SeriesCheckpoint.full))
+    }
+
+    /// Journals the checkpoints of open series that changed: whole series as full records, appends as delta
+    /// records of what they add (`OpenSeriesJournal.append`) — or, when the journal passed `compactionBytes`, into
+    /// `open_series` with the newest state of every other open series (a compaction). A change that does not
+    /// follow what is stored of its series throws (`.conflict`, `.notFound`): the pipeline then sends whole series.
+    public func write(_ updates: [SeriesCheckpoint]) throws(StoreError) {
+        guard !updates.isEmpty else { return }
         let now = Date()
         try state.withLock { state throws(StoreError) in
             guard let journal = state.journal else {
-                var records: [CheckpointRecord] = []
-                records.reserveCapacity(open.count)
-                for sample in open { records.append(try CheckpointRecord(sample: sample, updatedAt: now)) }
-                try database.writeRecords(records)
+                try database.writeCheckpoints(updates, updatedAt: now)
                 return
             }
             if journal.length >= compactionBytes {
                 do {
-                    try compact(&state, journal: journal, with: open, at: now)
+                    try compact(&state, journal: journal, with: updates, at: now)
                     return
                 } catch {
                     // The database may be full where the journal still has room: keep journaling.
                 }
             }
-            try journal.append(open, updatedAt: now)
+            // A series journaled before the last compaction has its base in `open_series` (read once after each).
+            try journal.append(updates, updatedAt: now) { append throws(StoreError) in
+                try database.checkpointBase(append, updatedAt: now)
+            }
         }
     }
 
@@ -78,15 +86,25 @@ public final class CheckpointWriter: Sendable {
     /// How many times the journal was compacted into the database.
     public var compactions: Int { state.withLock { $0.compactions } }
 
-    /// The newest state of every series still open goes to `open_series` — `snapshots` as they are, the others
-    /// read back from the journal (compactions are rare, and the writer holds no copy of the series) —; then the
-    /// journal starts over.
-    private func compact(_ state: inout State, journal: OpenSeriesJournal, with snapshots: [Sample],
+    /// The newest state of every series still open goes to `open_series` — read back from the journal (compactions
+    /// are rare, and the writer holds no copy of the series), with `updates` applied —; then the journal starts over.
+    private func compact(_ state: inout State, journal: OpenSeriesJournal, with updates: [SeriesCheckpoint],
                          at now: Date) throws(StoreError) {
         var newest: [UUID: CheckpointRecord] = [:]
         let open = journal.journaledSeries
         for record in try journal.records().records where open.contains(record.uuid) { newest[record.uuid] = record }
-        for sample in snapshots { newest[sample.uuid] = try CheckpointRecord(sample: sample, updatedAt: now) }
+        for update in updates {
+            switch update {
+            case .full(let sample):
+                newest[sample.uuid] = try CheckpointRecord(sample: sample, updatedAt: now)
+            case .appended(let append):
+                if let record = newest[append.uuid] {
+                    newest[append.uuid] = try record.applying(append, updatedAt: now).record
+                } else {
+                    newest[append.uuid] = try database.checkpointBase(append, updatedAt: now).record
+                }
+            }
+        }
         try database.writeRecords(Array(newest.values))
         try journal.reset()
         state.compactions += 1

@@ -86,33 +86,51 @@ final class OpenSeriesJournal {
     /// The series journaled since the journal was last emptied and not forgotten since.
     var journaledSeries: Set<UUID> { Set(journaled.keys) }
 
-    /// Appends snapshots in one `write(2)` at the end of the intact records: a series journaled before (since the
-    /// last `reset`) as a delta — the items from its last journaled one on —, any other as a full record. On
-    /// failure the file is cut back to that length; should even that fail, the next append overwrites the torn
-    /// bytes (it writes at the same offset).
-    func append(_ samples: [Sample], updatedAt: Date) throws(StoreError) {
-        guard !samples.isEmpty else { return }
+    /// Appends checkpoints in one `write(2)` at the end of the intact records: a whole series as a full record,
+    /// a `SeriesAppend` to a series journaled since the last `reset` as a delta record of just its items (checked
+    /// against the journaled item count: a change that does not follow it throws `.conflict`), one to a series
+    /// not journaled since (the journal was compacted) as a full record of `base(append)` — the series as the
+    /// database holds it with the change applied. On failure the file is cut back to that length; should even
+    /// that fail, the next append overwrites the torn bytes (it writes at the same offset).
+    func append(_ updates: [SeriesCheckpoint], updatedAt: Date,
+                base: (SeriesAppend) throws(StoreError) -> (record: CheckpointRecord, count: Int)) throws(StoreError) {
+        guard !updates.isEmpty else { return }
         guard !olderVersion else {
             throw StoreError(.corruptBlob, "\(path) holds records of an older heartd: recover them before journaling")
         }
         var bytes: [UInt8] = []
-        var states: [(UUID, JournaledSeries)] = []
-        states.reserveCapacity(samples.count)
-        for sample in samples {
-            if var state = journaled[sample.uuid], let keep = state.keepable(in: sample) {
+        var states: [(uuid: UUID, state: JournaledSeries)] = []
+        states.reserveCapacity(updates.count)
+        for update in updates {
+            switch update {
+            case .full(let sample):
+                let record = try CheckpointRecord(sample: sample, updatedAt: updatedAt)
+                JournalRecordCoding.frameFull(record, into: &bytes)
+                states.append((sample.uuid, JournaledSeries(record, count: SeriesItems(sample).count)))
+            case .appended(let append):
+                // The same series twice in one call builds on the first (the pipeline sends each once).
+                let earlier = states.lastIndex { $0.uuid == append.uuid }
+                guard var state = earlier.map({ states[$0].state }) ?? journaled[append.uuid] else {
+                    let (record, count) = try base(append)
+                    JournalRecordCoding.frameFull(record, into: &bytes)
+                    states.append((append.uuid, JournaledSeries(record, count: count)))
+                    continue
+                }
+                guard state.accepts(append) else {
+                    throw StoreError(.conflict, "checkpoint of series \(append.uuid) out of step: \(state.count) items "
+                                     + "journaled, the change follows \(append.after)")
+                }
                 let tail: [UInt8]
                 do {
-                    tail = try SeriesItems(sample).encoded(from: keep, seriesStart: sample.start)
+                    tail = try append.items.encoded(seriesStart: state.start)
                 } catch {
-                    throw StoreError(.invalidSample, "sample \(sample.uuid) cannot be encoded: \(error)")
+                    throw StoreError(.invalidSample, "series \(append.uuid) cannot be encoded: \(error)")
                 }
                 JournalRecordCoding.frameDelta(
-                    JournalDelta(uuid: sample.uuid, end: sample.end, updatedAt: updatedAt, keep: keep, tail: tail), into: &bytes)
-                state.advance(to: sample, kept: keep)
-                states.append((sample.uuid, state))
-            } else {
-                JournalRecordCoding.frameFull(try CheckpointRecord(sample: sample, updatedAt: updatedAt), into: &bytes)
-                states.append((sample.uuid, JournaledSeries(sample)))
+                    JournalDelta(uuid: append.uuid, end: append.end, updatedAt: updatedAt, keep: append.keeping, tail: tail),
+                    into: &bytes)
+                state.count = append.count
+                states.append((append.uuid, state))
             }
         }
         let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }

@@ -87,6 +87,30 @@ struct CheckpointRecord: Sendable, FetchableRecord, PersistableRecord {
         ])
     }
 
+    /// This checkpoint with `append` applied (its items decoded, changed and encoded again), and its item count.
+    /// Throws `.conflict` when the change does not follow it (another item count or kind).
+    func applying(_ append: SeriesAppend, updatedAt: Date) throws(StoreError) -> (record: CheckpointRecord, count: Int) {
+        var items: SeriesItems
+        do {
+            items = try SeriesItems.decode(contents, kind: kind, start: start)
+        } catch {
+            throw StoreError(.corruptBlob, "checkpoint \(uuid): \(error)")
+        }
+        guard items.count == append.after, items.replaceTail(keeping: append.keeping, with: append.items) else {
+            throw StoreError(.conflict, "checkpoint \(uuid) holds \(items.count) items of \(kind): the change follows "
+                             + "\(append.after)")
+        }
+        var record = self
+        do {
+            record.contents = try items.encoded(seriesStart: start)
+        } catch {
+            throw StoreError(.invalidSample, "checkpoint \(uuid) cannot be encoded: \(error)")
+        }
+        record.end = append.end
+        record.updatedAt = updatedAt
+        return (record, items.count)
+    }
+
     /// The open series as a sample, with aggregates computed from its points.
     func sample() throws(StoreError) -> Sample {
         do {

@@ -30,7 +30,7 @@ public struct StoreSink: SeriesSink {
         }
     }
 
-    public func writeCheckpoints(_ open: [Sample]) throws {
+    public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         if let checkpoints {
             try checkpoints.write(open)
         } else {
