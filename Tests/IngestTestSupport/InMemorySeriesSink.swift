@@ -18,8 +18,8 @@ public final class InMemorySeriesSink: SeriesSink {
         public var saveCalls = 0
         /// Number of calls to `writeCheckpoints`, failed ones included.
         public var checkpointCalls = 0
-        /// Checkpoints written as changes (`SeriesCheckpoint.appended`) rather than whole series.
-        public var appendedCheckpoints = 0
+        /// Every checkpoint written, as handed over, one entry per call that succeeded.
+        public var checkpointLog: [[SeriesCheckpoint]] = []
         /// Number of calls that threw because `failing` was set.
         public var failedCalls = 0
         /// When true every call throws `SinkError(.full, …)`.
@@ -65,7 +65,7 @@ public final class InMemorySeriesSink: SeriesSink {
                 }
             }
             s.checkpoints = updated
-            s.appendedCheckpoints += open.count { if case .appended = $0 { true } else { false } }
+            s.checkpointLog.append(open)
         }
     }
 
