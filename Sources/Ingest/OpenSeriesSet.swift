@@ -183,6 +183,7 @@ extension OpenSeriesSet {
     /// added, not its length: no sample is built, no aggregate computed.
     mutating func checkpoint(at time: Double, clock: ClockMap, gapThreshold: Double) -> [SeriesCheckpoint] {
         var out: [SeriesCheckpoint] = []
+        out.reserveCapacity(3)
         if let beats = heartbeatCheckpoint() { out.append(beats) }
         var held: QuantityPoint?
         if let pending = pendingHeartRate {
@@ -201,19 +202,18 @@ extension OpenSeriesSet {
         handedEnergy = nil
     }
 
-    /// Beats only append.
+    /// Beats only append. (The builders are read in place, not copied: a copy retains its device and metadata.)
     private mutating func heartbeatCheckpoint() -> SeriesCheckpoint? {
-        guard let builder = heartbeats, let last = builder.lastOffset else { return nil }
-        let count = builder.count
+        guard let count = heartbeats?.count, let last = heartbeats?.lastOffset, let start = heartbeats?.start,
+              let uuid = heartbeats?.uuid else { return nil }
         defer { handedBeats = count }
         guard let handed = handedBeats else {
-            var copy = builder
-            return copy.finish().map { .full(.heartbeatSeries($0)) }
+            var copy = heartbeats
+            return copy?.finish().map { .full(.heartbeatSeries($0)) }
         }
-        guard count > handed else { return nil }
-        return .appended(SeriesAppend(uuid: builder.uuid, after: handed, keeping: handed,
-                                      items: .beats(Array(builder.beats[handed...])),
-                                      end: builder.start.addingTimeInterval(last)))
+        guard count > handed, let beats = heartbeats?.beats[handed...] else { return nil }
+        return .appended(SeriesAppend(uuid: uuid, after: handed, keeping: handed, items: .beats(Array(beats)),
+                                      end: start.addingTimeInterval(last)))
     }
 
     /// A quantity series with `held` (the heart-rate value still held) as its last point, as `finish` would insert
@@ -221,25 +221,27 @@ extension OpenSeriesSet {
     /// on are sent; a held value that would not append (it starts at or before the last point) sends it whole.
     private static func checkpoint(_ builder: inout QuantitySeriesBuilder?, handed: inout HandedPoints?,
                                    held: QuantityPoint?) -> SeriesCheckpoint? {
-        guard let current = builder else { return nil }
+        guard let points = builder?.sortedPoints, let uuid = builder?.uuid, let start = builder?.start,
+              let rewrittenFrom = builder?.rewrittenFrom else { return nil }
         defer { builder?.clearRewrites() }
-        let points = current.sortedPoints
         // `insert` would refuse it (and `finish` leave it out); values and times come from the session, so never.
-        let held = held.flatMap { $0.value.isFinite && $0.start >= current.start ? $0 : nil }
+        let held = held.flatMap { $0.value.isFinite && $0.start >= start ? $0 : nil }
         let appends = held.map { h in points.last.map { $0.start < h.start } ?? true } ?? true
         if let previous = handed, appends {
-            let keep = min(current.rewrittenFrom, previous.committed)
-            var items = Array(points[keep...])
+            let keep = min(rewrittenFrom, previous.committed)
+            var items: [QuantityPoint] = []
+            items.reserveCapacity(points.count - keep + 1)
+            items += points[keep...]
             if let held { items.append(held) }
             handed = HandedPoints(committed: points.count, total: keep + items.count)
-            var end = current.latestEnd ?? .distantPast
+            var end = builder?.latestEnd ?? .distantPast
             if let held, held.end > end { end = held.end }
-            let change = SeriesAppend(uuid: current.uuid, after: previous.total, keeping: keep, items: .points(items), end: end)
+            let change = SeriesAppend(uuid: uuid, after: previous.total, keeping: keep, items: .points(items), end: end)
             return change.isEmpty ? nil : .appended(change)
         }
-        var copy = current
-        if let held { try? copy.insert(held.value, start: held.start, end: held.end) }
-        guard let sample = copy.finish() else {
+        var copy = builder
+        if let held { try? copy?.insert(held.value, start: held.start, end: held.end) }
+        guard let sample = copy?.finish() else {
             handed = nil
             return nil
         }

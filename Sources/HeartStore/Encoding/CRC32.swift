@@ -6,9 +6,17 @@ enum CRC32 {
         return c
     }
 
-    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in bytes { crc = table[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBufferPointer { checksum($0) }
+    }
+
+    /// One table lookup per byte through raw pointers (no bounds check, no lazy-global check per byte: this runs
+    /// on every checkpoint).
+    static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        table.withUnsafeBufferPointer { table in
+            var crc: UInt32 = 0xFFFF_FFFF
+            for b in bytes { crc = table[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
+            return crc ^ 0xFFFF_FFFF
+        }
     }
 }

@@ -32,21 +32,38 @@ enum JournalRecordCoding {
     private static let fullType: UInt8 = 0, deltaType: UInt8 = 1
 
     static func frameFull(_ record: CheckpointRecord, into out: inout [UInt8]) {
-        var writer = ByteWriter(capacity: record.contents.count + 128)
-        writer.byte(fullType)
-        fullPayload(record, into: &writer)
-        frame(writer.bytes, into: &out)
+        framed(into: &out) { writer in
+            writer.byte(fullType)
+            fullPayload(record, into: &writer)
+        }
     }
 
     static func frameDelta(_ delta: JournalDelta, into out: inout [UInt8]) {
-        var writer = ByteWriter(capacity: delta.tail.count + 48)
-        writer.byte(deltaType)
-        withUnsafeBytes(of: delta.uuid.uuid) { writer.bytes.append(contentsOf: $0) }
-        writer.double(StoreCoding.seconds(delta.end))
-        writer.double(StoreCoding.seconds(delta.updatedAt))
-        writer.varint(UInt64(delta.keep))
-        writer.lengthPrefixed(delta.tail)
-        frame(writer.bytes, into: &out)
+        framed(into: &out) { writer in
+            writer.byte(deltaType)
+            withUnsafeBytes(of: delta.uuid.uuid) { writer.bytes.append(contentsOf: $0) }
+            writer.double(StoreCoding.seconds(delta.end))
+            writer.double(StoreCoding.seconds(delta.updatedAt))
+            writer.varint(UInt64(delta.keep))
+            writer.lengthPrefixed(delta.tail)
+        }
+    }
+
+    /// Writes a record's payload straight after its frame header in `out`, then fills the header in (no payload
+    /// array of its own to copy).
+    private static func framed(into out: inout [UInt8], _ payload: (inout ByteWriter) -> Void) {
+        var writer = ByteWriter(capacity: 0)
+        swap(&writer.bytes, &out)
+        let start = writer.bytes.count
+        writer.bytes.append(contentsOf: repeatElement(0, count: frameHeaderSize))
+        payload(&writer)
+        swap(&writer.bytes, &out)
+        let size = out.count - start - frameHeaderSize
+        let crc = out.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[(start + frameHeaderSize)...])) }
+        for i in 0..<4 {
+            out[start + i] = UInt8(truncatingIfNeeded: UInt32(size) >> (8 * i))
+            out[start + 4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i))
+        }
     }
 
     /// A full snapshot's fields (the whole payload in version 1).

@@ -23,8 +23,9 @@ final class OpenSeriesJournal {
     private let fd: Int32
     /// Bytes of intact records (plus the header): where the next record goes.
     private(set) var length: Int
-    /// What was journaled of each series since the journal was last emptied (deltas are written against it).
-    private var journaled: [UUID: JournaledSeries] = [:]
+    /// What was journaled of each series since the journal was last emptied (deltas are written against it). A
+    /// few series per sensor: searched, not hashed (this is read and written on every checkpoint).
+    private var journaled: [(uuid: UUID, state: JournaledSeries)] = []
     /// Bytes after the last intact record when the file was opened (a write cut short by a crash).
     private var damagedOnOpen = 0
     /// The file holds records of an older version: they are read, but nothing is appended until `reset`.
@@ -84,7 +85,7 @@ final class OpenSeriesJournal {
     }
 
     /// The series journaled since the journal was last emptied and not forgotten since.
-    var journaledSeries: Set<UUID> { Set(journaled.keys) }
+    var journaledSeries: Set<UUID> { Set(journaled.map(\.uuid)) }
 
     /// Appends checkpoints in one `write(2)` at the end of the intact records: a whole series as a full record,
     /// a `SeriesAppend` to a series journaled since the last `reset` as a delta record of just its items (checked
@@ -99,6 +100,7 @@ final class OpenSeriesJournal {
             throw StoreError(.corruptBlob, "\(path) holds records of an older heartd: recover them before journaling")
         }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(updates.count * 80)  // a delta of a beat or two points takes ~50
         var states: [(uuid: UUID, state: JournaledSeries)] = []
         states.reserveCapacity(updates.count)
         for update in updates {
@@ -109,8 +111,8 @@ final class OpenSeriesJournal {
                 states.append((sample.uuid, JournaledSeries(record, count: SeriesItems(sample).count)))
             case .appended(let append):
                 // The same series twice in one call builds on the first (the pipeline sends each once).
-                let earlier = states.lastIndex { $0.uuid == append.uuid }
-                guard var state = earlier.map({ states[$0].state }) ?? journaled[append.uuid] else {
+                let earlier = states.last { $0.uuid == append.uuid } ?? journaled.first { $0.uuid == append.uuid }
+                guard var state = earlier?.state else {
                     let (record, count) = try base(append)
                     JournalRecordCoding.frameFull(record, into: &bytes)
                     states.append((append.uuid, JournaledSeries(record, count: count)))
@@ -136,7 +138,13 @@ final class OpenSeriesJournal {
         let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
         if written == bytes.count {
             length += bytes.count
-            for (uuid, state) in states { journaled[uuid] = state }
+            for (uuid, state) in states {
+                if let i = journaled.firstIndex(where: { $0.uuid == uuid }) {
+                    journaled[i].state = state
+                } else {
+                    journaled.append((uuid, state))
+                }
+            }
             return
         }
         let failure = written < 0 ? Self.error("cannot append to", path)
@@ -150,7 +158,7 @@ final class OpenSeriesJournal {
     /// Forgets series that are finished: their records stay until the journal is emptied, but nothing more is
     /// written against them.
     func forget(_ uuids: [UUID]) {
-        for uuid in uuids { journaled[uuid] = nil }
+        journaled.removeAll { uuids.contains($0.uuid) }
     }
 
     /// Empties the journal (its snapshots are in the database now).
@@ -160,7 +168,7 @@ final class OpenSeriesJournal {
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw Self.error("cannot write the header of", path) }
         length = header.count
-        journaled = [:]
+        journaled = []
         damagedOnOpen = 0
         olderVersion = false
     }
