@@ -169,8 +169,7 @@ struct OpenSeriesSet: Sendable {
     }
 }
 
-/// Of a quantity series, what the last checkpoint handed over: the builder's points then (`committed`) and the
-/// items it held (`total`: plus the held heart-rate value, if any).
+/// What the last checkpoint held of a quantity series: the builder's points then, and all its items (plus the held value).
 struct HandedPoints: Sendable {
     var committed: Int
     var total: Int
