@@ -50,6 +50,7 @@ extension DBusConnection {
             clinux_set_thread_name("heartd-dbus")  // Thread.name does not reach the kernel (top -H, perf)
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             var lastWake: UInt64 = 0
+            let pause = batching.thresholds
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
@@ -63,15 +64,17 @@ extension DBusConnection {
                 }
                 if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { break }
                 let wake = MonotonicClock.nanoseconds()
-                let alive = queue.sync { () -> Bool in
-                    guard raw != nil else { return false }
+                // The non-generic `sync` (a Void block): the generic one costs a few thunks more per wake-up.
+                var alive = false
+                queue.sync {
+                    guard raw != nil else { return }
                     readAndDispatch(fd: fd)
-                    return raw != nil
+                    alive = raw != nil
                 }
                 if !alive { break }
                 guard n > 0 else { continue }  // the safety timeout says nothing about how busy the bus is
                 wakeups.add(1, ordering: .relaxed)
-                if batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls.load(ordering: .relaxed)) {
+                if pause.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls.load(ordering: .relaxed)) {
                     // Busy: let messages gather in the socket for one interval and take them in one wake-up.
                     var w = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
                     if poll(&w, 1, batching.pauseMilliseconds) > 0 { break }
