@@ -16,6 +16,7 @@ extension DBusConnection {
         }
         _ = dbus_connection_add_filter(raw, filter, me, nil)
         installTimeouts(raw, me)
+        installWatches(raw, me)
         let status: DBusDispatchStatusFunction = { _, newStatus, user in
             guard newStatus == DBUS_DISPATCH_DATA_REMAINS, let user else { return }
             Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().scheduleDrain()
@@ -95,7 +96,7 @@ extension DBusConnection {
         for _ in 0..<256 {
             // The drain below handles what this read brings: no separate drain block (another thread wake-up).
             readingInline = true
-            let alive = dbus_connection_read_write(raw, 0) != 0
+            let alive = readSocket(raw)
             readingInline = false
             drain()
             if !alive || dbus_connection_get_is_connected(raw) == 0 {
