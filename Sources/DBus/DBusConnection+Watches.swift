@@ -22,13 +22,13 @@ extension DBusConnection {
         _ = dbus_connection_set_watch_functions(raw, add, remove, nil, me, nil)
     }
 
-    /// Reads what the socket holds into libdbus's queue (through the read watch when there is one). False
-    /// when the connection is lost.
+    /// Reads what the socket holds into libdbus's queue (through the read watch when there is one). False when
+    /// `read_write` found the connection lost; the caller checks `dbus_connection_get_is_connected` as well.
     func readSocket(_ raw: OpaquePointer) -> Bool {
         guard let watch = readWatch else { return dbus_connection_read_write(raw, 0) != 0 }
         _ = dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)  // false only when out of memory
         // An outgoing message libdbus could not write whole waits for the next iteration: give it one.
         if dbus_connection_has_messages_to_send(raw) != 0 { _ = dbus_connection_read_write(raw, 0) }
-        return dbus_connection_get_is_connected(raw) != 0
+        return true
     }
 }
