@@ -96,13 +96,15 @@ extension DBusConnection {
         for _ in 0..<256 {
             // The drain below handles what this read brings: no separate drain block (another thread wake-up).
             readingInline = true
-            let alive = readSocket(raw)
+            let (alive, drained) = readSocket(raw)
             readingInline = false
             drain()
             if !alive || dbus_connection_get_is_connected(raw) == 0 {
                 shutdown(reason: "connection lost")
                 return
             }
+            // Emptied: what arrives from now on wakes the reader's poll (no poll(0) per message here).
+            if drained { return }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0 else { return }
         }

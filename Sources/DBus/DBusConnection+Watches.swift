@@ -1,4 +1,5 @@
 internal import CDBus
+import Glibc
 
 /// libdbus's read watch, for the reader thread: its own poll has just said the socket is readable, so it has
 /// libdbus read at once (`dbus_watch_handle`) instead of `dbus_connection_read_write`, which polls the socket
@@ -22,13 +23,18 @@ extension DBusConnection {
         _ = dbus_connection_set_watch_functions(raw, add, remove, nil, me, nil)
     }
 
-    /// Reads what the socket holds into libdbus's queue (through the read watch when there is one). False when
-    /// `read_write` found the connection lost; the caller checks `dbus_connection_get_is_connected` as well.
-    func readSocket(_ raw: OpaquePointer) -> Bool {
-        guard let watch = readWatch else { return dbus_connection_read_write(raw, 0) != 0 }
+    /// Reads what the socket holds into libdbus's queue (through the read watch when there is one). `alive` is
+    /// false when `read_write` found the connection lost (the caller checks `dbus_connection_get_is_connected`
+    /// as well); `drained` is true when libdbus read until the socket was empty. libdbus reads until `recvmsg`
+    /// fails with EAGAIN or it has read 2 KiB: errno, cleared before, then tells the two apart, and only a read
+    /// cut off at 2 KiB needs a poll to know whether more is waiting.
+    func readSocket(_ raw: OpaquePointer) -> (alive: Bool, drained: Bool) {
+        guard let watch = readWatch else { return (dbus_connection_read_write(raw, 0) != 0, false) }
+        errno = 0
         _ = dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)  // false only when out of memory
+        let drained = errno == EAGAIN || errno == EWOULDBLOCK
         // An outgoing message libdbus could not write whole waits for the next iteration: give it one.
-        if dbus_connection_has_messages_to_send(raw) != 0 { _ = dbus_connection_read_write(raw, 0) }
-        return true
+        if dbus_connection_has_messages_to_send(raw) != 0 { return (dbus_connection_read_write(raw, 0) != 0, false) }
+        return (true, drained)
     }
 }
