@@ -48,6 +48,7 @@ public final class AcquiredNotifyReader: Sendable {
             clinux_set_thread_name("heartd-notify")  // Thread.name does not reach the kernel (top -H, perf)
             var batch = DatagramBatch(count: Self.batchLimit, capacity: max(mtu, 512))
             var lastWake: UInt64 = 0
+            let pause = batching.thresholds
             while true {
                 let n = batch.receive(fd)
                 if n < 0 && errno == EINTR { continue }
@@ -61,7 +62,7 @@ public final class AcquiredNotifyReader: Sendable {
                 if count > 0 { onValues(batch.datagrams(count, stamped: stamped)) }
                 if ended { break }  // the peer closed (or our shutdown)
                 let wake = MonotonicClock.nanoseconds()
-                if n < Self.batchLimit, batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: 0) {
+                if n < Self.batchLimit, pause.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: 0) {
                     var none = pollfd(fd: -1, events: 0, revents: 0)  // a sleep; close() waits at most one interval
                     _ = poll(&none, 1, batching.pauseMilliseconds)
                 }

@@ -71,6 +71,9 @@ final class NotifyRouter: Sendable {
         var routes: [String: Route] = [:]
         /// The current unique name of org.bluez.
         var owner: String?
+        /// The last path looked up and its route: one sensor's values come in a row, and the path then is the
+        /// same `String` (the D-Bus short cut reuses it), which compares by identity instead of hashing.
+        var last: (path: String, route: Route)?
     }
     private let table = Mutex(Table())
     /// Where every event goes (the stream's continuation, or the caller's handler).
@@ -79,11 +82,11 @@ final class NotifyRouter: Sendable {
     init(emit: @escaping @Sendable (SourceEvent) -> Void) { self.emit = emit }
 
     func add(path: String, _ route: Route) {
-        table.withLock { $0.routes[path] = route }
+        table.withLock { $0.routes[path] = route; $0.last = nil }
     }
 
     func remove(path: String) {
-        table.withLock { $0.routes[path] = nil }
+        table.withLock { $0.routes[path] = nil; $0.last = nil }
     }
 
     /// The current unique name of org.bluez: values from anyone else are ignored.
@@ -93,7 +96,10 @@ final class NotifyRouter: Sendable {
 
     func route(for path: String, sender: String?) -> Route? {
         table.withLock { t in
-            guard let r = t.routes[path], sender == t.owner else { return nil }
+            guard sender == t.owner else { return nil }
+            if let last = t.last, last.path == path { return last.route }
+            guard let r = t.routes[path] else { return nil }
+            t.last = (path, r)
             return r
         }
     }

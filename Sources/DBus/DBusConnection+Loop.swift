@@ -16,6 +16,7 @@ extension DBusConnection {
         }
         _ = dbus_connection_add_filter(raw, filter, me, nil)
         installTimeouts(raw, me)
+        installWatches(raw, me)
         let status: DBusDispatchStatusFunction = { _, newStatus, user in
             guard newStatus == DBUS_DISPATCH_DATA_REMAINS, let user else { return }
             Unmanaged<DBusConnection>.fromOpaque(user).takeUnretainedValue().scheduleDrain()
@@ -50,6 +51,7 @@ extension DBusConnection {
             clinux_set_thread_name("heartd-dbus")  // Thread.name does not reach the kernel (top -H, perf)
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             var lastWake: UInt64 = 0
+            let pause = batching.thresholds
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
@@ -63,15 +65,17 @@ extension DBusConnection {
                 }
                 if fds[1].revents != 0 || fds[0].revents & Int16(POLLNVAL) != 0 { break }
                 let wake = MonotonicClock.nanoseconds()
-                let alive = queue.sync { () -> Bool in
-                    guard raw != nil else { return false }
+                // The non-generic `sync` (a Void block): the generic one costs a few thunks more per wake-up.
+                var alive = false
+                queue.sync {
+                    guard raw != nil else { return }
                     readAndDispatch(fd: fd)
-                    return raw != nil
+                    alive = raw != nil
                 }
                 if !alive { break }
                 guard n > 0 else { continue }  // the safety timeout says nothing about how busy the bus is
                 wakeups.add(1, ordering: .relaxed)
-                if batching.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls.load(ordering: .relaxed)) {
+                if pause.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls.load(ordering: .relaxed)) {
                     // Busy: let messages gather in the socket for one interval and take them in one wake-up.
                     var w = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
                     if poll(&w, 1, batching.pauseMilliseconds) > 0 { break }
@@ -92,13 +96,15 @@ extension DBusConnection {
         for _ in 0..<256 {
             // The drain below handles what this read brings: no separate drain block (another thread wake-up).
             readingInline = true
-            let alive = dbus_connection_read_write(raw, 0) != 0
+            let (alive, drained) = readSocket(raw)
             readingInline = false
             drain()
             if !alive || dbus_connection_get_is_connected(raw) == 0 {
                 shutdown(reason: "connection lost")
                 return
             }
+            // Emptied: what arrives from now on wakes the reader's poll (no poll(0) per message here).
+            if drained { return }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0 else { return }
         }

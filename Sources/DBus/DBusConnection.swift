@@ -23,6 +23,8 @@ public final class DBusConnection: @unchecked Sendable {
     /// True while `readAndDispatch` reads; its own drain follows, so libdbus's "data remains" needs no extra block.
     var readingInline = false
     var drainScheduled = false
+    /// libdbus's read watch (`installWatches`); nil before it is added and once libdbus removed it. Only on `queue`.
+    var readWatch: OpaquePointer?
 
     /// What other threads than `queue`'s read and write: subscriptions, the tap, the connected flag.
     struct Shared {

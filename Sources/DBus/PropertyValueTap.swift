@@ -13,6 +13,8 @@ public struct PropertyValueTap: Sendable {
     public let property: String
     /// (object path, sender's unique name, the value) → whether the signal is consumed.
     public let handler: @Sendable (_ path: String, _ sender: String?, _ value: [UInt8]) -> Bool
+    private let path = RepeatedCString()
+    private let sender = RepeatedCString()
 
     public init(interface: String, property: String,
                 handler: @escaping @Sendable (_ path: String, _ sender: String?, _ value: [UInt8]) -> Bool) {
@@ -28,8 +30,7 @@ public struct PropertyValueTap: Sendable {
               dbus_message_has_signature(msg, "sa{sv}as") != 0,
               let value = Self.value(of: msg, interface: interface, property: property),
               let pathP = dbus_message_get_path(msg) else { return false }
-        let sender = dbus_message_get_sender(msg).map { String(cString: $0) }
-        return handler(String(cString: pathP), sender, value)
+        return handler(path.string(pathP), dbus_message_get_sender(msg).map(sender.string), value)
     }
 
     /// The `ay` value of `property` when it is the only change and nothing is invalidated.

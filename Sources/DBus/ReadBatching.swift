@@ -39,8 +39,24 @@ public struct ReadBatching: Sendable, Hashable {
 
     /// Whether to pause after a wake-up at `wake` (monotonic ns) when the one before was at `lastWake`.
     public func shouldPause(wake: UInt64, lastWake: UInt64, pendingCalls: Int) -> Bool {
+        thresholds.shouldPause(wake: wake, lastWake: lastWake, pendingCalls: pendingCalls)
+    }
+
+    /// The same rule with the durations turned into nanoseconds once: a reader's loop takes these before it
+    /// starts (reading a `Duration`'s components costs a few hundred instructions, at every wake-up otherwise).
+    public var thresholds: Thresholds {
         let ns = intervalNanoseconds
-        guard ns >= 1_000_000, pendingCalls == 0, lastWake > 0 else { return false }
-        return wake &- lastWake < min(2 * ns, Self.nanoseconds(busyBelow))
+        return Thresholds(pause: ns, busy: min(2 * ns, Self.nanoseconds(busyBelow)))
+    }
+
+    public struct Thresholds: Sendable {
+        let pause: UInt64
+        let busy: UInt64
+
+        /// See `ReadBatching.shouldPause`.
+        public func shouldPause(wake: UInt64, lastWake: UInt64, pendingCalls: Int) -> Bool {
+            guard pause >= 1_000_000, pendingCalls == 0, lastWake > 0 else { return false }
+            return wake &- lastWake < busy
+        }
     }
 }

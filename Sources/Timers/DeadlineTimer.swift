@@ -8,10 +8,14 @@ import Posix
 /// seconds), instead of periodic ticks: a bare thread wake-up costs this VM ~25 µs of CPU and a wake-up that runs
 /// Swift code cold several times that, which at one notification a second was most of what the daemon spent.
 ///
-/// Each user owns keys and replaces a key's deadline whenever it changes (`set`). Moving a deadline costs one
-/// `timerfd_settime` (a syscall, no wake-up); a later deadline within `tolerance` of the armed one is not even
-/// that: the timer then fires a little early, `fire` gets no key for it, and it is armed again. It never fires
-/// late. Each deadline fires once: due keys are cleared before `fire` runs (on the timer's thread) with them.
+/// Each user owns keys and replaces a key's deadline whenever it changes (`set`). Moving a deadline earlier costs
+/// one `timerfd_settime` (a syscall, no wake-up). Moving it later mostly costs nothing: the armed time is kept
+/// while the new deadline is within `tolerance` of it, or within half the time the armed time still has to run
+/// (`laterSlack`). A deadline pushed back by every value (a silent-stop or idle timeout, seconds ahead) is thus
+/// re-armed every few values instead of at each one, and the armed time stays well ahead of the next value, so
+/// a steady stream wakes nothing. When it does fire early, `fire` gets no key for it and the timer is armed
+/// again for the real deadline. It never fires late. Each deadline fires once: due keys are cleared before
+/// `fire` runs (on the timer's thread) with them.
 public final class DeadlineTimer: Sendable {
     struct State {
         var deadlines: [Int: Double] = [:]
@@ -25,7 +29,8 @@ public final class DeadlineTimer: Sendable {
 
     /// - Parameters:
     ///   - name: the thread's name (top -H, perf).
-    ///   - tolerance: how much later than the armed time a deadline may move without re-arming.
+    ///   - tolerance: how much later than the armed time a deadline may always move without re-arming (see
+    ///     `laterSlack` for the part relative to the time remaining).
     ///   - fire: called on the timer thread with the timer, CLOCK_MONOTONIC now and the keys that came due
     ///     (possibly none: an early wake-up).
     public init(name: String, tolerance: Double = 0.25,
@@ -89,9 +94,19 @@ public final class DeadlineTimer: Sendable {
     private func arm(_ s: inout State) {
         guard !s.stopped else { return }
         let target = s.deadlines.values.min() ?? .infinity
-        guard target < s.armed || target > s.armed + tolerance else { return }
         guard target.isFinite else { return }  // nothing to wait for; an earlier arming firing early is harmless
+        if target >= s.armed {
+            guard target > s.armed + tolerance else { return }
+            guard target > s.armed + Self.laterSlack(armed: s.armed, now: Self.now()) else { return }
+        }
         if clinux_timerfd_arm(fd, target) == 0 { s.armed = target }
+    }
+
+    /// How much later than the armed time a deadline may move, besides `tolerance`, without re-arming: half the
+    /// time the armed time still has to run. Keeping it then costs at most one early wake-up (which re-arms) if
+    /// the values stop, and none while the next value comes before twice the last move has passed.
+    static func laterSlack(armed: Double, now: Double) -> Double {
+        max(0, armed - now) / 2
     }
 
     /// CLOCK_MONOTONIC in seconds (the clock deadlines are given in).

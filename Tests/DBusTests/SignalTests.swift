@@ -23,6 +23,33 @@ import Testing
         #expect(ticks == Array(0..<500))
     }
 
+    /// The reader has libdbus read through its read watch (no poll of its own first), 2 KiB a read: messages many
+    /// reads long, and small ones between them, arrive whole and in order.
+    @Test func messagesLongerThanOneReadArriveWholeAndInOrder() async throws {
+        let bus = try PrivateBus()
+        let receiver = try await DBusConnection.connect(address: bus.address, logger: testLogger)
+        let sender = try await DBusConnection.connect(address: bus.address, logger: testLogger)
+        defer { receiver.close(); sender.close() }
+        let rule = MatchRule(interface: "org.heartd.Test", member: "Blob")
+        let stream = receiver.signals(matching: [rule])
+        try await receiver.addMatch(rule)
+        let sizes = [40_000, 3, 2_100, 0, 70_000, 1, 2_048]
+        for (i, n) in sizes.enumerated() {
+            try sender.emitSignal(path: "/t", interface: "org.heartd.Test", member: "Blob",
+                                  arguments: [.uint32(UInt32(i)), .bytes((0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) })])
+        }
+        var got: [(Int, [UInt8])] = []
+        for await s in stream {
+            guard case .uint32(let i)? = s.arguments.first, case .bytes(let b)? = s.arguments.last else { continue }
+            got.append((Int(i), b))
+            if got.count == sizes.count { break }
+        }
+        #expect(got.map(\.0) == Array(sizes.indices))
+        for (i, bytes) in got {
+            #expect(bytes == (0..<sizes[i]).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }, "message \(i) whole")
+        }
+    }
+
     @Test func localFilterSeparatesSubscribers() async throws {
         let f = try await Fixture.make(withEcho: true)
         defer { f.connection.close() }

@@ -38,4 +38,27 @@ import Testing
         line.observe(.disconnected(address: "00:00:00:00:00:09", reason: .linkLost, at: Date()))
         #expect(sent.all.count == 6, "a sensor never connected is not news")
     }
+
+    /// Values of a streaming sensor skip the lookup; a state change in between must still be seen.
+    @Test func aSensorStreamingAgainAfterAReconnectIsShownStreaming() {
+        let sent = Sent()
+        let line = SystemdStatusLine { text in sent.lines.withLock { $0.append(text) } }
+        let a = "A0:9E:1A:00:00:01", b = "A0:9E:1A:00:00:02"
+        line.observe(.connected(address: a, device: nil, at: Date()))
+        line.observe(.heartRate(address: a, bpm: 61, at: Date()))
+        line.observe(.heartRate(address: a, bpm: 62, at: Date()))
+        #expect(sent.all.last == "capturing 1 sensor: \(a) streaming")
+        line.observe(.connected(address: a, device: nil, at: Date()))  // connected again, no value yet
+        #expect(sent.all.last == "capturing 1 sensor: \(a) connected")
+        line.observe(.heartRate(address: a, bpm: 63, at: Date()))
+        #expect(sent.all.last == "capturing 1 sensor: \(a) streaming")
+        line.observe(.disconnected(address: a, reason: .linkLost, at: Date()))
+        line.observe(.heartRate(address: a, bpm: 64, at: Date()))  // a late value of a sensor gone
+        #expect(sent.all.last == "waiting for sensors; lost: \(a) (link-lost)")
+        line.observe(.connected(address: b, device: nil, at: Date()))
+        line.observe(.beats(address: b, beats: []))
+        line.observe(.connected(address: a, device: nil, at: Date()))
+        line.observe(.heartRate(address: a, bpm: 65, at: Date()))
+        #expect(sent.all.last == "capturing 2 sensors: \(a) streaming, \(b) streaming")
+    }
 }

@@ -42,12 +42,38 @@ import Timers
         timer.set(0, base)
         timer.set(0, base + 0.1)  // a stream's "two intervals after the last value", moving on
         #expect(timer.armedDeadline == base, "later by less than the tolerance: the armed time stays")
-        timer.set(0, base + 1)
-        #expect(timer.armedDeadline == base + 1, "later by more: re-armed")
+        timer.set(0, base + 20)
+        #expect(timer.armedDeadline == base, "later by less than half the time remaining (60 s): the armed time stays")
+        timer.set(0, base + 40)
+        #expect(timer.armedDeadline == base + 40, "later by more: re-armed")
         timer.set(0, base + 0.5)
         #expect(timer.armedDeadline == base + 0.5, "earlier: always re-armed")
         timer.set(0, nil)
         #expect(timer.armedDeadline == base + 0.5, "nothing due: the armed time may fire early, harmlessly")
+    }
+
+    /// A silent-stop deadline pushed back by every value: kept armed while it moves later by up to half the time
+    /// remaining (no syscall per value), and still fired at its real deadline, never late, when the values stop.
+    @Test func aDeadlinePushedBackWithinHalfTheTimeRemainingStaysArmedAndStillFiresNeverLate() async throws {
+        let (timer, fires) = try recordingTimer(tolerance: 0.01)
+        defer { timer.stop() }
+        let start = DeadlineTimer.now()
+        timer.set(1, start + 0.6)
+        let armed = timer.armedDeadline
+        #expect(armed == start + 0.6)
+        for push in [0.1, 0.2] {  // far beyond the tolerance, within half of the ~0.6 s remaining
+            timer.set(1, start + 0.6 + push)
+            #expect(timer.armedDeadline == armed, "pushed back by \(push) s: not re-armed")
+        }
+        try await Task.sleep(for: .milliseconds(1100))
+        let log = fires.log.withLock { $0 }
+        #expect(log.map(\.keys) == [[], [1]], "an early wake-up at the armed time, then key 1")
+        let fired = try #require(log.last?.time)
+        #expect(fired >= start + 0.8, "never before the deadline it was moved to")
+        #expect(fired < start + 0.95, "nor much after it")
+        timer.set(1, DeadlineTimer.now() + 30)
+        timer.set(1, DeadlineTimer.now() + 60)  // later by more than half of the ~30 s remaining
+        #expect(timer.armedDeadline > DeadlineTimer.now() + 50, "re-armed")
     }
 
     @Test func anEarlyWakeUpReportsNoKeyAndWaitsForTheMovedDeadline() async throws {

@@ -16,19 +16,33 @@ public final class StreamCPUProbe: Sendable {
         var last: Double?
         var seen = 0
         var values = 0  // after the first, up to `last`
+        var readAt = -Double.infinity  // CLOCK_MONOTONIC of the last reading
     }
 
     private let state = Mutex(State())
+    /// Seconds between readings at low rates.
+    let interval: Double
+    private let cpuClock: @Sendable () -> Double
 
-    public init() {}
+    /// - Parameters:
+    ///   - interval: seconds between two readings of the CPU clock (at least; every 64th value is read too).
+    ///   - cpuClock: the process's CPU seconds (tests inject one).
+    public init(interval: Double = 4, cpuClock: @escaping @Sendable () -> Double = { ProcessCPUClock.now() }) {
+        self.interval = interval
+        self.cpuClock = cpuClock
+    }
 
-    /// One more value handled (called on the pipeline, under its lock). Reads the clock (a system call) at each
-    /// of the first 64 values and then at every 64th, so that measuring costs next to nothing at high rates.
-    public func value() {
+    /// One more value handled (called on the pipeline, under its lock) at CLOCK_MONOTONIC `now`. Reads the CPU
+    /// clock (a system call, measured with the rest) at the first value, then only once `interval` has passed
+    /// since the last reading or at every 64th value: at one value a second a reading every few values, not one
+    /// per value, and next to nothing at high rates. The values after the last reading are left out of the
+    /// summary, with their CPU.
+    public func value(now: Double = MonotonicClock.now()) {
         state.withLock { s in
             s.seen += 1
-            guard s.seen <= 64 || s.seen % 64 == 0 else { return }
-            let cpu = Self.processCPUSeconds()
+            guard s.seen == 1 || s.seen % 64 == 0 || now - s.readAt >= interval else { return }
+            s.readAt = now
+            let cpu = cpuClock()
             if s.first == nil { s.first = cpu } else { s.last = cpu; s.values = s.seen - 1 }
         }
     }
@@ -41,6 +55,4 @@ public final class StreamCPUProbe: Sendable {
             return String(format: "stream_cpu_us=%.0f stream_values=%d", (last - first) * 1e6, s.values)
         }
     }
-
-    static func processCPUSeconds() -> Double { ProcessCPUClock.now() }
 }

@@ -14,6 +14,9 @@ public final class SystemdStatusLine: Sendable {
         var sensors: [String: (name: String?, state: SensorState)] = [:]
         var lost: [String: String] = [:]
         var sent: String?
+        /// A sensor known to be streaming: its next value (most of them) needs no lookup. Cleared by any event
+        /// that changes a sensor's state.
+        var streaming: String?
     }
 
     private let state = Mutex(State())
@@ -34,10 +37,15 @@ public final class SystemdStatusLine: Sendable {
             case .connected(let address, let device, _):
                 s.sensors[address] = (device?.name, .connected)
                 s.lost[address] = nil
+                s.streaming = nil
             case .heartRate(let address, _, _), .beats(let address, _):
-                guard let sensor = s.sensors[address], sensor.state != .streaming else { return nil }
+                if address == s.streaming { return nil }
+                guard let sensor = s.sensors[address] else { return nil }
+                s.streaming = address
+                guard sensor.state != .streaming else { return nil }
                 s.sensors[address] = (sensor.name, .streaming)
             case .disconnected(let address, let reason, _):
+                s.streaming = nil
                 guard s.sensors.removeValue(forKey: address) != nil else { return nil }
                 s.lost[address] = reason.description
             case .battery, .seriesFinished:
