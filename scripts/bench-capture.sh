@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Capture benchmark, side by side in one run (release build):
 #  1. CPU per notification through D-Bus for the floor (../shared/bench/floor_sub.c: C on libdbus, blocks, counts,
-#     nothing else), bleak (the usual Python choice) and heartd, each with StartNotify and AcquireNotify, against
+#     nothing else), bleak (the usual Python choice) and heartd as it ships (the static build of
+#     scripts/build-release.sh), each with StartNotify and AcquireNotify, against
 #     the fake BlueZ of ../shared/bench on a private bus, same rates, interleaved; the harness's CPU figure for all
 #     (scripts/bench/capture-table.py prints the medians, the ratios and heartd's self-report beside them);
-#  2. heartd's resident memory idle and with 16 sensors on 3 adapters (scripts/bench/memory.py), the shipped static
-#     build (scripts/build-release.sh) beside the dynamic one;
+#  2. heartd's resident memory idle and with 16 sensors on 3 adapters (scripts/bench/memory.py), beside the older
+#     build when HEARTD_BEFORE is given;
 #  3. a gateway: heartd's whole CPU with 16 sensors at 1/s on 3 adapters, per thread (scripts/bench/gateway-cpu.py),
 #     beside the target (0.5 ms/s) and the floor's 1/s StartNotify figure × 16 from step 1.
 #   scripts/bench-capture.sh                                # rates 1,100, 20 s, 3 repeats (~20 min)
@@ -19,8 +20,7 @@ BENCH=${BENCH:-$ROOT/../shared/bench}
 [ -x "$BENCH/run_bench.sh" ] || { echo "bench-capture: no ../shared/bench (set BENCH=)" >&2; exit 2; }
 scripts/setup.sh
 "$BENCH/run_bench.sh" --setup >&2
-swift build -c release --product heartd >&2
-HEARTD=${HEARTD:-$ROOT/.build/release/heartd}
+HEARTD=${HEARTD:-$(scripts/build-release.sh heartd)/heartd}
 # The floor is built here, never committed.
 mkdir -p .build/bench
 FLOOR=$ROOT/.build/bench/floor_sub
@@ -48,7 +48,7 @@ echo
 /usr/bin/python3 scripts/bench/capture-table.py "$OUT"
 echo
 echo "## heartd memory"
-/usr/bin/python3 scripts/bench/memory.py "static=$(scripts/build-release.sh heartd)/heartd" "dynamic=$HEARTD"
+/usr/bin/python3 scripts/bench/memory.py "heartd=$HEARTD" ${HEARTD_BEFORE:+"before=$HEARTD_BEFORE"}
 echo
 echo "## a gateway: 16 sensors at 1/s (target: 0.5 ms of CPU a second in all; the floor's 1/s StartNotify figure above × 16 for scale)"
 /usr/bin/python3 scripts/bench/gateway-cpu.py "$HEARTD" --sensors 16 --rate 1 --seconds 30
