@@ -62,6 +62,7 @@ final class AcquiredNotifyPoller: Sendable {
                   onClosed: @escaping @Sendable () -> Void) -> UInt64 {
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 && flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // a child process holding it would keep BlueZ's session open
         let (token, start, failed) = state.withLock { s -> (UInt64, Bool, Bool) in
             let token = s.nextToken
             s.nextToken += 1
