@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(clinux_mmsghdr) == sizeof(struct mmsghdr), "clinux_mmsghdr must match struct mmsghdr");
 _Static_assert(offsetof(clinux_mmsghdr, msg_len) == offsetof(struct mmsghdr, msg_len), "msg_len offset");
@@ -61,4 +63,33 @@ int clinux_timerfd_arm(int fd, double seconds) {
     if (spec.it_value.tv_nsec >= 1000000000L) spec.it_value.tv_nsec = 999999999L;
     if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+int clinux_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int clinux_epoll_add(int epfd, int fd, unsigned long long token) {
+    struct epoll_event e = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = token };
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
+int clinux_epoll_remove(int epfd, int fd) {
+    struct epoll_event e = { 0 };  /* ignored, but kernels before 2.6.9 wanted it non-NULL */
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &e);
+}
+
+int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        tokens[i] = events[i].data.u64;
+        hangup[i] = (events[i].events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) != 0;
+    }
+    return n;
+}
+
+int clinux_gettid(void) {
+    return (int)gettid();
 }

@@ -18,7 +18,9 @@ import Glibc
     /// Like bluetoothd's: SOCK_SEQPACKET | SOCK_NONBLOCK (the lab showed the flag reaches our end).
     static func pair(nonBlocking: Bool = true) throws -> (reader: Int32, writer: Int32) {
         var fds: [Int32] = [-1, -1]
-        let type = Int32(SOCK_SEQPACKET.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        // CLOEXEC: processes other tests spawn meanwhile must not inherit the writer (its close would not be EOF).
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }

@@ -36,4 +36,20 @@ int clinux_timerfd_create(void);
 /* Arms a timerfd to expire once at the absolute CLOCK_MONOTONIC time `seconds` (<= 0: at once). 0, or -1 + errno. */
 int clinux_timerfd_arm(int fd, double seconds);
 
+/* An epoll set (EPOLL_CLOEXEC). fd, or -1 + errno. */
+int clinux_epoll_create(void);
+
+/* Watches `fd` for input and hang-up (EPOLLIN | EPOLLRDHUP, level-triggered), reported with `token`. 0, or -1 + errno. */
+int clinux_epoll_add(int epfd, int fd, unsigned long long token);
+
+/* Stops watching `fd`. 0, or -1 + errno. */
+int clinux_epoll_remove(int epfd, int fd);
+
+/* epoll_wait for at most `max` (<= 64) ready descriptors: their tokens, and hangup[i] = 1 when the kernel reported
+ * EPOLLHUP, EPOLLRDHUP or EPOLLERR. The count, or -1 + errno. */
+int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max, int timeout_ms);
+
+/* The calling thread's kernel id (gettid). */
+int clinux_gettid(void);
+
 #endif

@@ -1,0 +1,136 @@
+@testable import BlueZ
+import DBus
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// Many AcquireNotify readers share one epoll thread (`heartd-notify`), on real SOCK_SEQPACKET socket pairs.
+@Suite struct AcquiredNotifyPollerTests {
+    typealias Received = AcquiredNotifyReaderTests.Received
+
+    /// The kernel names of this process's threads (what top -H and perf show).
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    struct Stream {
+        let writer: Int32
+        let received: Received
+        let reader: AcquiredNotifyReader
+    }
+
+    static func streams(_ n: Int, batching: ReadBatching = .off) throws -> [Stream] {
+        try (0..<n).map { _ in
+            let (rfd, wfd) = try AcquiredNotifyReaderTests.pair()
+            let r = Received()
+            let reader = AcquiredNotifyReader(fd: rfd, mtu: 23, batching: batching,
+                                              onValues: { batch in r.reads.withLock { $0.append(batch) } },
+                                              onClosed: { r.closed.withLock { $0 = true } })
+            return Stream(writer: wfd, received: r, reader: reader)
+        }
+    }
+
+    static func bytes(_ stream: Int, _ i: Int) -> [UInt8] { [0x00, UInt8(stream), UInt8(i & 0xFF)] }
+
+    /// Failed before: each reader had its own thread (12 readers, 12 heartd-notify threads).
+    @Test func oneThreadReadsEverySocketInOrderWithKernelTimes() async throws {
+        let streams = try Self.streams(12)
+        defer { for s in streams { s.reader.close(); close(s.writer) } }
+        let before = Date()
+        for i in 0..<50 {
+            for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, i)) }
+            if i % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await AcquiredNotifyReaderTests.waitUntil { streams.allSatisfy { $0.received.all.count == 50 } }
+        for (k, s) in streams.enumerated() {
+            let got = s.received.all
+            #expect(got.map(\.bytes) == (0..<50).map { Self.bytes(k, $0) })
+            #expect(got.allSatisfy { $0.wall >= before.addingTimeInterval(-0.001) && $0.wall <= Date() })
+            #expect(zip(got, got.dropFirst()).allSatisfy { $0.wall <= $1.wall && $0.monotonic <= $1.monotonic + 1e-6 })
+        }
+        #expect(Self.threadNames().filter { $0 == "heartd-notify" }.count == 1)
+    }
+
+    /// The batching pause applies to the thread as a whole: 8 sockets ticking every 2 ms (4000 values a second)
+    /// are each read once per pause, not once per value. The bound is aBusySocketIsReadInBatches's.
+    @Test func manyBusySocketsAreReadInBatches() async throws {
+        let streams = try Self.streams(8, batching: ReadBatching(interval: .milliseconds(50)))
+        defer { for s in streams { s.reader.close(); close(s.writer) } }
+        let clock = ContinuousClock(), started = clock.now
+        for i in 0..<100 {
+            for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, i)) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let sending = clock.now - started
+        try await AcquiredNotifyReaderTests.waitUntil { streams.allSatisfy { $0.received.all.count == 100 } }
+        let bound = max(20, 2 * Int(sending / .milliseconds(50)) + 6)
+        for (k, s) in streams.enumerated() {
+            #expect(s.received.all.map(\.bytes) == (0..<100).map { Self.bytes(k, $0) })
+            #expect(s.received.readCount <= min(bound, 50), "reads: \(s.received.readCount), sending took \(sending)")
+        }
+    }
+
+    @Test func aPeerClosingEndsOnlyItsReader() async throws {
+        let streams = try Self.streams(4)
+        // Writer 1 is closed by the test: closing its number again could close another test's descriptor.
+        defer { for (k, s) in streams.enumerated() { s.reader.close(); if k != 1 { close(s.writer) } } }
+        for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, 0)) }
+        AcquiredNotifyReaderTests.send(streams[1].writer, Self.bytes(1, 1))  // queued before EOF: delivered
+        close(streams[1].writer)
+        try await AcquiredNotifyReaderTests.waitUntil { streams[1].received.closed.withLock { $0 } }
+        #expect(streams[1].received.all.map(\.bytes) == [Self.bytes(1, 0), Self.bytes(1, 1)])
+        for k in [0, 2, 3] { AcquiredNotifyReaderTests.send(streams[k].writer, Self.bytes(k, 1)) }
+        try await AcquiredNotifyReaderTests.waitUntil { [0, 2, 3].allSatisfy { streams[$0].received.all.count == 2 } }
+        for k in [0, 2, 3] {
+            #expect(streams[k].received.all.map(\.bytes) == [Self.bytes(k, 0), Self.bytes(k, 1)])
+            #expect(streams[k].received.closed.withLock { $0 } == false)
+        }
+    }
+
+    @Test func closingOneWhileOthersStreamStopsOnlyIt() async throws {
+        let streams = try Self.streams(4)
+        defer { for s in streams { s.reader.close(); close(s.writer) } }
+        for i in 0..<100 {
+            for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, i)) }
+            if i == 40 {
+                try await AcquiredNotifyReaderTests.waitUntil { streams[2].received.all.count > 0 }
+                streams[2].reader.close()
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let frozen = streams[2].received.all.count  // after close() returned, nothing more arrives for it
+        try await AcquiredNotifyReaderTests.waitUntil {
+            [0, 1, 3].allSatisfy { streams[$0].received.all.count == 100 }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(streams[2].received.all.count == frozen)
+        #expect(frozen <= 41)
+        #expect(streams[2].received.closed.withLock { $0 } == false, "our own close is not the peer's")
+        for k in [0, 1, 3] { #expect(streams[k].received.all.map(\.bytes) == (0..<100).map { Self.bytes(k, $0) }) }
+    }
+
+    @Test func closeFromItsOwnCallbackDoesNotDeadlock() async throws {
+        let (rfd, wfd) = try AcquiredNotifyReaderTests.pair()
+        defer { close(wfd) }
+        let calls = Mutex(0)
+        let slot = Mutex<AcquiredNotifyReader?>(nil)
+        let reader = AcquiredNotifyReader(fd: rfd, mtu: 23, batching: .off,
+                                          onValues: { _ in calls.withLock { $0 += 1 }; slot.withLock { $0?.close() } },
+                                          onClosed: {})
+        slot.withLock { $0 = reader }
+        AcquiredNotifyReaderTests.send(wfd, [0x00, 60])
+        try await AcquiredNotifyReaderTests.waitUntil { calls.withLock { $0 } == 1 }
+        AcquiredNotifyReaderTests.send(wfd, [0x00, 61])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.withLock { $0 } == 1)
+        // The poller still serves others.
+        let others = try Self.streams(1)
+        defer { others[0].reader.close(); close(others[0].writer) }
+        AcquiredNotifyReaderTests.send(others[0].writer, [0x00, 62])
+        try await AcquiredNotifyReaderTests.waitUntil { others[0].received.all.count == 1 }
+        #expect(others[0].received.all.count == 1)
+    }
+}
