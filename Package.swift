@@ -24,7 +24,7 @@ let package = Package(
         // C shim: Linux calls glibc hides behind _GNU_SOURCE or macros (recvmmsg, SO_TIMESTAMPNS, CMSG_*, timerfd).
         .target(name: "CLinux"),
         // Swift over the C shim and Glibc: errno text, AF_UNIX addresses, the monotonic and CPU clocks.
-        .target(name: "Posix"),
+        .target(name: "Posix", dependencies: ["CLinux"]),
         // D-Bus binding: connection on one serial queue, messages, typed values, errors.
         .target(name: "DBus", dependencies: [
             "CDBus", "CLinux", "Posix",
@@ -116,6 +116,7 @@ let package = Package(
         .target(name: "TestBus", path: "Tests/TestBus"),
         // Test support for the pipeline's users: an in-memory SeriesSink.
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
+        .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
         .testTarget(name: "LogFieldsTests", dependencies: ["LogFields", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus", .product(name: "Logging", package: "swift-log")]),

@@ -34,6 +34,7 @@ class Gateway:
         self.heartd = subprocess.Popen(argv, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus, **(env or {})),
                                        stdout=subprocess.DEVNULL,
                                        stderr=open(os.path.join(self.tmp, "heartd.log"), "w"))
+        self.started = time.time()
         self.ctl = dbus.Interface(dbus.bus.BusConnection(bus).get_object("org.bluez", "/org/heartd/fake"),
                                   "org.heartd.FakeBlueZ")
 

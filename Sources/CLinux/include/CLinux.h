@@ -52,4 +52,10 @@ int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max
 /* The calling thread's kernel id (gettid). */
 int clinux_gettid(void);
 
+/* madvise(MADV_PAGEOUT) over the file-backed part of each loaded segment of the main executable (dl_iterate_phdr):
+ * the kernel reclaims those pages now (clean ones are dropped, dirty private ones go to swap if there is any, never
+ * lost), and later accesses fault back only what is used. *bytes gets the length advised. 0, or -1 + errno (EINVAL
+ * before Linux 5.4, which has no MADV_PAGEOUT). */
+int clinux_page_out_executable(unsigned long long *bytes);
+
 #endif

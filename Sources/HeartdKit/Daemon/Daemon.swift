@@ -39,6 +39,7 @@ public struct Daemon: Sendable {
         let monitor = ActiveSessionMonitor()
         let statusLine = notifier.map { notifier in SystemdStatusLine { try? notifier.status($0) } }
         let stop = AsyncStream<Void>.makeStream()
+        let startupPages = StartupPages(logger: logger)
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         // Saves and checkpoint appends run on the store writer, never on the thread that reads BlueZ.
         let store = BackgroundSink(StoreSink(database: database, checkpoints: checkpoints, logger: logger),
@@ -48,6 +49,7 @@ public struct Daemon: Sendable {
                                           hub.publish(event)
                                           monitor.observe(event)
                                           statusLine?.observe(event)
+                                          if case .connected = event { startupPages.startupWork() }
                                           if let probe, case .heartRate = event { probe.value() }
                                           if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
                                       })
@@ -86,6 +88,7 @@ public struct Daemon: Sendable {
             "socket": "\(socketPath)",
         ])
         try? notifier?.ready(status: SystemdStatusLine.waiting)
+        startupPages.startupWork()
         let stopper = Task {
             for await _ in stop.stream {
                 await group.triggerGracefulShutdown()
