@@ -21,7 +21,16 @@ extension Runner {
         var refusal: (reason: SubscribeFallbackReason, error: BlueZError)?
         if s.policy.subscribeMode == .acquireNotify {
             do {
-                try await acquire(char, route: route)
+                do {
+                    try await acquire(char, route: route)
+                } catch let e as BlueZError where e.kind == .inProgress {
+                    // The StartNotify session in the way may be ours, left from a connection that fell back and then
+                    // lost its link (bluetoothd keeps the sessions of a device whose GATT objects outlive the link, a
+                    // bonded one's; a lost link skips StopNotify). StopNotify ends only the caller's session: if it
+                    // succeeds, ask again — else a fallback would stick for good; if not, the session is another's.
+                    guard (try? await char.stopNotify()) != nil else { throw e }
+                    try await acquire(char, route: route)
+                }
                 mode = .acquireNotify
                 s.stats.update { $0.subscribeMode = .acquireNotify; $0.subscribeFallback = nil }
                 s.logger.info("subscribed", metadata: ["subscribe": "\(mode.rawValue)"])

@@ -98,6 +98,27 @@ import Testing
         await h.stop()
     }
 
+    /// A connection fell back, then its link was lost (no StopNotify then) while bluetoothd kept its StartNotify
+    /// session (a bonded device): the next connection's AcquireNotify finds that session of ours in the way
+    /// (InProgress), ends it and acquires, instead of falling back on its own leftover for good.
+    @Test func ourOwnLeftoverSessionDoesNotKeepUsOnStartNotify() async throws {
+        let h = try await Harness(policy: fastPolicy(mode: .acquireNotify))
+        try await h.ctl("KeepSessions", [.string(addrA), .bool(true)])
+        try await h.ctl("RefuseAcquire", [.string(addrA), .string("org.bluez.Error.NotPermitted"), .string("Notify acquired")])
+        h.start()
+        _ = try await h.waitStats(addrA, "StartNotify") { $0["subscribed"] == 1 }
+        try await h.ctl("RefuseAcquire", [.string(addrA), .string(""), .string("")])  // the other client is gone
+        try await h.ctl("DropLink", [.string(addrA)])
+        _ = try await h.waitStats(addrA, "AcquireNotify") { $0["acquire_notify"] == 1 && $0["fd_open"] == 1 }
+        let stats = try await h.stats(addrA)
+        #expect(stats["subscribed"] == 0 && stats["stop_notify"] == 1, "our leftover session ended: \(stats)")
+        try await h.notify(addrA, [0x00, 68])
+        try await h.log.wait("value through the socket") { $0.notifications(addrA) == [[0x00, 68]] }
+        let dev = try #require(h.capture.status().devices.first)
+        #expect(dev.subscribeMode == .acquireNotify && dev.subscribeFallback == nil && dev.subscribeFallbacks == 1)
+        await h.stop()
+    }
+
     /// Another client's StartNotify session on the characteristic (bluetoothd answers InProgress).
     @Test func anotherClientsStartNotifySessionMeansStartNotify() async throws {
         let h = try await Harness(policy: fastPolicy(mode: .acquireNotify))

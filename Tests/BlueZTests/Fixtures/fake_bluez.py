@@ -10,6 +10,8 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   NotifyWrongType(s addr)          PropertiesChanged Value as a string (a broken peer)
   DropLink(s addr)                 the sensor goes away: ServicesResolved=false, Connected=false, GATT removed
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
+  KeepSessions(s addr, b)          a dropped link keeps the StartNotify sessions (bluetoothd with a bonded device,
+                                   whose GATT objects outlive the link); the AcquireNotify socket still closes
   RefuseAcquire(s addr, s name, s message)  AcquireNotify answers that D-Bus error, e.g. org.bluez.Error.NotPermitted
                                    "Notify acquired" (another client holds the socket) or
                                    org.freedesktop.DBus.Error.UnknownMethod (a BlueZ without it); name "" ends it
@@ -156,6 +158,7 @@ class Device(Obj):
         self.connect_failures = []  # (name, message)
         self.acquire_busy = False
         self.acquire_refusal = None  # (name, message)
+        self.keep_sessions = False
         self.hang_connect = False
         self.silent_connected = False
         self.never_resolve = False
@@ -329,10 +332,12 @@ class Char(Obj):
         self.set(NotifyAcquired=dbus.Boolean(False))
 
     def drop_sessions(self):
+        self.release_fd()
+        if self.dev.keep_sessions:
+            return
         for w in self.clients.values():
             w.cancel()
         self.clients.clear()
-        self.release_fd()
         if self.props["Notifying"]:
             self.set(Notifying=dbus.Boolean(False))
 
@@ -402,6 +407,12 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def SetAcquireBusy(self, addr, busy):
         self.dev(addr).acquire_busy = bool(busy)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def KeepSessions(self, addr, on):
+        for d in self.fake.instances():
+            if d.addr == str(addr):
+                d.keep_sessions = bool(on)
 
     @dbus.service.method(CTL, in_signature="sss")
     def RefuseAcquire(self, addr, name, message):
