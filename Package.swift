@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "SourceEvents", dependencies: ["HealthModel", "Posix"]),
         // Heart-rate capture policy on BlueZ: sessions per device, notification routing, faults, stats.
         .target(name: "Capture", dependencies: [
-            "BlueZ", "DBus", "HealthModel", "HeartRate", "LogFields", "Posix", "SourceEvents", "Timers",
+            "BlueZ", "DBus", "HealthModel", "HeartRate", "LogFields", "Posix", "SourceEvents", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // SQLite store (GRDB): migrations, records, compact series encodings, queries, the open-series journal.
@@ -100,7 +100,7 @@ let package = Package(
         ]),
         // The CLI links no BlueZ, D-Bus or libdbus (checked by PackageGraphTests and scripts/test.sh).
         .executableTarget(name: "heartctl", dependencies: [
-            "Control", "HealthModel", "HeartQueries", "HeartRate", "HeartStore", "Sync",
+            "Control", "HealthModel", "HeartQueries", "HeartRate", "HeartStore", "SourceEvents", "Sync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -121,7 +121,8 @@ let package = Package(
         .testTarget(name: "LogFieldsTests", dependencies: ["LogFields", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "Posix"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "LogFields", "SourceEvents", "TestBus",
+        .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "LogFields", "SourceEvents",
+                                                        "Systemd", "TestBus",
                                                         .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),

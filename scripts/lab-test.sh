@@ -10,7 +10,8 @@
 #                                           # heartd on the first two that do, sensors on the next two, both at once;
 #                                           # sensor B killed and restarted while A streams on (~4 min)
 #   LAB=/path/to/shared/lab scripts/lab-test.sh
-#   SUBSCRIBE=acquire-notify scripts/lab-test.sh
+#   SUBSCRIBE=start-notify scripts/lab-test.sh   # or acquire-notify; unset or "default": heartd's default
+#                                                # (acquire-notify), which the store check then expects in use
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -33,6 +34,12 @@ BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
 cp "$RELEASE/heartd" scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
 SCENARIO=${1:-disconnect}
+# The subscription: --subscribe MODE, or nothing for heartd's default; the check expects it in use (no fallback).
+case "${SUBSCRIBE:-default}" in
+  default) SUBSCRIBE_ARGS="" EXPECT_SUBSCRIBE=acquire-notify ;;
+  start-notify|acquire-notify) SUBSCRIBE_ARGS="--subscribe $SUBSCRIBE" EXPECT_SUBSCRIBE=$SUBSCRIBE ;;
+  *) echo "lab-test: SUBSCRIBE=$SUBSCRIBE is none of start-notify, acquire-notify, default" >&2; exit 2 ;;
+esac
 # 2 notifications/s with one RR each at 120 bpm (RR 0.5 s: the RR chain keeps pace with the clock, as a real
 # sensor's does).
 PERIPH="--rate 2 --rr 1 --energy 100 --bpm 120 --battery 77"
@@ -58,11 +65,11 @@ if [ "$SCENARIO" = two-sensors ]; then
   "$LAB/run.sh" -o "$OUT" -H "$BIN" -t 300 -e CONTROLLERS=5 \
     -e PERIPH_A_OPTS="$PERIPH --serial HRL1-00000A --name HRLab-Sensor-A --alias HRLab-A --model HRL-1A --firmware 1.4.2" \
     -e PERIPH_B_OPTS="--rate 1 --rr 1 --energy 50 --bpm 60 --battery 55 --serial HRL1-00000B --name HRLab-Sensor-B --alias HRLab-B --model HRL-1B --firmware 2.0.1 --manufacturer HRLab-B-Works --location 2" \
-    -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
+    -e HEARTD_ARGS="$SUBSCRIBE_ARGS" \
     "$ROOT/scripts/lab/two-sensors-in-guest.sh" > "$OUT/run.log" 2>&1
 else
   "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
-    -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="--subscribe ${SUBSCRIBE:-start-notify}" \
+    -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="$SUBSCRIBE_ARGS" \
     heartd -- heartd-in-guest.sh > "$OUT/run.log" 2>&1
 fi
 rc=$?
@@ -75,5 +82,6 @@ echo "lab-test: output in $OUT"
 if [ "$SCENARIO" = two-sensors ]; then
   python3 "$ROOT/scripts/lab/check-two-sensors.py" "$HEARTCTL" "$DB" "$OUT"
 else
-  python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
+  python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" --subscribe "$EXPECT_SUBSCRIBE" \
+    "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
 fi

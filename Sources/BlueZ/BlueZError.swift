@@ -20,6 +20,9 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         case timeout
         /// org.bluez has no owner (bluetoothd is not running) or the bus connection is gone.
         case unavailable
+        /// BlueZ has no such method (`org.freedesktop.DBus.Error.UnknownMethod`): an older version, or one that
+        /// offers it only with `--experimental`.
+        case unknownMethod
         /// A reply BlueZ should not have sent (wrong types).
         case unexpectedReply
         /// The call was cancelled (capture stopping).
@@ -53,7 +56,11 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func classify(name: String, message: String) -> Kind {
         guard name.hasPrefix("org.bluez.Error.") else {
-            return name == "org.freedesktop.DBus.Error.UnknownObject" ? .doesNotExist : .other
+            switch name {
+            case "org.freedesktop.DBus.Error.UnknownObject": return .doesNotExist
+            case "org.freedesktop.DBus.Error.UnknownMethod": return .unknownMethod
+            default: return .other
+            }
         }
         switch name.dropFirst("org.bluez.Error.".count) {
         case "InProgress": return .inProgress

@@ -11,6 +11,7 @@ public struct CapturePolicy: Sendable, Hashable {
     public var allowList: Set<String>
     /// Also capture any device advertising the Heart Rate service (0x180D).
     public var autoHeartRate: Bool
+    /// AcquireNotify (StartNotify for a connection whose AcquireNotify BlueZ refuses), or StartNotify only.
     public var subscribeMode: SubscribeMode
     /// Connected but no notification for this long: re-subscribe once, then reconnect. Seconds.
     public var silentStopTimeout: Double
@@ -37,7 +38,7 @@ public struct CapturePolicy: Sendable, Hashable {
     public var connectionLimitBackoff: Double = 30
 
     public init(adapters: Set<String> = [], allowList: Set<String> = [], autoHeartRate: Bool = false,
-                subscribeMode: SubscribeMode = .startNotify, silentStopTimeout: Double = 10,
+                subscribeMode: SubscribeMode = .acquireNotify, silentStopTimeout: Double = 10,
                 backoffInitial: Double = 1, backoffMaximum: Double = 60, backoffFactor: Double = 2,
                 backoffJitter: Double = 0.2, connectTimeout: Double = 30, resolveTimeout: Double = 10,
                 discovery: Bool = true, disconnectOnStop: Bool = true, readBatching: ReadBatching = .off) {

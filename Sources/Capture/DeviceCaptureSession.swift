@@ -64,6 +64,8 @@ struct Runner {
     var batteryPath: String?
     var reader: AcquiredNotifyReader?
     var mode: SubscribeMode = .startNotify
+    /// This connection fell back from AcquireNotify to StartNotify (logged and counted once per connection).
+    var fellBack = false
     var fdClosed = false
     var weConnected = false
 
@@ -185,6 +187,7 @@ struct Runner {
     mutating func establish() async throws {
         s.stats.update { $0.state = .connecting }
         fdClosed = false
+        fellBack = false
         var view = try await view()
         guard view.exists else { throw SessionFault("device object missing") }
         if !view.connected {
@@ -210,7 +213,7 @@ struct Runner {
         connectedEmitted = true
         await readBattery(view)
         try await subscribe(hrm.path, flags: hrm.flags)
-        s.stats.update { $0.state = .streaming; $0.subscribeMode = mode }
+        s.stats.update { $0.state = .streaming }
     }
 
     /// After a bluetoothd restart the heart-rate service may be exported before the Device Information service
@@ -309,50 +312,6 @@ struct Runner {
         }
     }
 
-    // MARK: - subscribe
-
-    mutating func subscribe(_ path: String, flags: [String]) async throws {
-        hrmPath = path
-        let char = GattCharacteristic(connection: s.connection, path: path)
-        let route = NotifyRouter.Route(address: s.address, kind: .heartRate, stats: s.stats,
-                                       silence: .init(alarms: s.alarms, session: s.id, timeout: s.policy.silentStopTimeout))
-        if s.policy.subscribeMode == .acquireNotify {
-            do {
-                let (fd, mtu) = try await char.acquireNotify()
-                guard let raw = fd.take() else { throw SessionFault("AcquireNotify fd already taken") }
-                let router = s.router
-                let inbox = s.inbox
-                reader = AcquiredNotifyReader(fd: raw, mtu: mtu, batching: s.policy.readBatching,
-                                              onValues: { for d in $0 { router.deliver(route, d) } },
-                                              onClosed: { inbox.yield(.fdClosed) })
-                mode = .acquireNotify
-                return
-            } catch {
-                s.logger.info("AcquireNotify failed; falling back to StartNotify", metadata: ["error": .string("\(error)")])
-            }
-        }
-        s.router.add(path: path, route)  // before StartNotify: the first value may come right after the reply
-        do {
-            try await char.startNotify()
-        } catch let e as BlueZError where e.kind == .inProgress {
-            // our own session from before is still on
-        }
-        mode = .startNotify
-    }
-
-    mutating func unsubscribe(callBluez: Bool) async {
-        if let reader {
-            reader.close()
-            self.reader = nil
-        }
-        if let path = hrmPath {
-            s.router.remove(path: path)
-            if callBluez && mode == .startNotify {
-                try? await GattCharacteristic(connection: s.connection, path: path).stopNotify()
-            }
-        }
-    }
-
     // MARK: - watch
 
     /// Returns the reason the stream ended. Silence is noticed by the silent-stop alarm, which every value
@@ -404,7 +363,6 @@ struct Runner {
         await unsubscribe(callBluez: true)
         fdClosed = false
         try await subscribe(path, flags: flags)
-        s.stats.update { $0.subscribeMode = mode }
     }
 
     mutating func teardown(reason: DisconnectReason, callBluez: Bool, disconnect: Bool) async {

@@ -14,7 +14,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var allow: [String] = []
         /// Also connect to unknown devices that advertise the Heart Rate service (0x180D).
         public var autoHeartRate = false
-        public var subscribe: SubscribeMode = .startNotify
+        /// AcquireNotify (falling back to StartNotify per connection when BlueZ refuses it) or StartNotify only.
+        public var subscribe: SubscribeMode = .acquireNotify
         /// No notification for this long on a connected sensor → treat it as stopped (a gap follows).
         public var silentStopSeconds: Double = 10
         /// Upper bound of the exponential reconnect backoff.

@@ -6,9 +6,31 @@
 public enum SubscribeMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// `StartNotify` + `PropertiesChanged(Value)` signals on D-Bus (works beside other BlueZ clients).
     case startNotify = "start-notify"
-    /// `AcquireNotify`: BlueZ hands over a socket, one datagram per notification, no D-Bus per value; capture falls
-    /// back to StartNotify when another client holds the characteristic or the call fails.
+    /// `AcquireNotify`: BlueZ hands over a socket, one datagram per notification, no D-Bus per value (the default).
+    /// When BlueZ refuses it for a connection, capture subscribes with StartNotify for that connection
+    /// (`SubscribeFallbackReason`) and tries AcquireNotify again on the next one.
     case acquireNotify = "acquire-notify"
+}
+
+/// Why a connection configured for AcquireNotify subscribed with StartNotify instead: BlueZ's answer to
+/// `AcquireNotify` (bluetoothd 5.66, src/gatt-client.c).
+public enum SubscribeFallbackReason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `org.bluez.Error.NotPermitted` "Notify acquired": another client holds the characteristic's socket.
+    case notifyAcquired = "notify-acquired"
+    /// `org.bluez.Error.InProgress`: a StartNotify session (another client's, or one of ours left over) is on.
+    case inProgress = "in-progress"
+    /// `org.bluez.Error.NotSupported`: the characteristic cannot be acquired (e.g. it indicates, not notifies).
+    case notSupported = "not-supported"
+    /// `org.freedesktop.DBus.Error.UnknownMethod`: a BlueZ without AcquireNotify (older, or experimental off).
+    case unknownMethod = "unknown-method"
+    /// `org.bluez.Error.Failed`: "Failed to subscribe", "Not connected", a socket error in bluetoothd.
+    case failed
+    /// A reply without a usable socket or MTU.
+    case unusableReply = "unusable-reply"
+    /// No reply in time.
+    case timeout
+    /// Any other error.
+    case other
 }
 
 /// Per-device state in a status snapshot.
@@ -23,7 +45,12 @@ public struct DeviceCaptureStatus: Sendable, Codable, Hashable {
     public var address: String
     public var adapter: String
     public var state: DeviceCaptureState
+    /// The subscription in use on the current connection (nil before the first).
     public var subscribeMode: SubscribeMode?
+    /// Set while the current connection uses StartNotify because BlueZ refused AcquireNotify.
+    public var subscribeFallback: SubscribeFallbackReason?
+    /// Connections that fell back to StartNotify.
+    public var subscribeFallbacks: Int
     public var notifications: Int
     /// Values dropped: wrong D-Bus type, empty, or from a characteristic that vanished.
     public var malformed: Int
@@ -34,12 +61,14 @@ public struct DeviceCaptureStatus: Sendable, Codable, Hashable {
     public var lastError: String?
 
     public init(address: String, adapter: String, state: DeviceCaptureState = .waiting, subscribeMode: SubscribeMode? = nil,
-                notifications: Int = 0, malformed: Int = 0, reconnects: Int = 0, silentStopRecoveries: Int = 0,
+                subscribeFallback: SubscribeFallbackReason? = nil, subscribeFallbacks: Int = 0, notifications: Int = 0, malformed: Int = 0, reconnects: Int = 0, silentStopRecoveries: Int = 0,
                 lastNotificationMonotonic: Double? = nil, batteryPercent: Int? = nil, lastError: String? = nil) {
         self.address = address
         self.adapter = adapter
         self.state = state
         self.subscribeMode = subscribeMode
+        self.subscribeFallback = subscribeFallback
+        self.subscribeFallbacks = subscribeFallbacks
         self.notifications = notifications
         self.malformed = malformed
         self.reconnects = reconnects

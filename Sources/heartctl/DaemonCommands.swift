@@ -2,6 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import HeartQueries
+import SourceEvents
 import Sync
 
 struct Status: AsyncParsableCommand {
@@ -32,15 +33,19 @@ struct Status: AsyncParsableCommand {
             if let error = s.store.sink.lastError {
                 print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")
             }
-            var table = Table("DEVICE", "NAME", "STATE", "BPM", "BATTERY", "LAST", "BEATS", "SERIES", "GAPS", "DROPPED")
+            var table = Table("DEVICE", "NAME", "STATE", "BPM", "BATTERY", "LAST", "BEATS", "SERIES", "GAPS", "DROPPED",
+                              "NOTIFY")
             let now = Date()
+            // the capture client's view: the subscription each sensor's connection uses
+            let links = Dictionary((s.capture.bluez?.devices ?? []).map { ($0.address, $0) }) { first, _ in first }
             for d in s.devices {
                 let age = d.lastNotification.map { String(format: "%.0fs ago", now.timeIntervalSince($0)) } ?? "-"
                 let gaps = d.counters.gapsByRule.values.reduce(0, +)
                 let dropped = d.counters.malformed + d.counters.droppedRR
                 table.add([d.address, d.device?.name ?? "-", d.connected ? "connected" : "disconnected",
                            d.currentBPM.map(String.init) ?? "-", d.batteryPercent.map { "\($0)%" } ?? "-", age,
-                           String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped)])
+                           String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped),
+                           Status.subscription(links[d.address])])
             }
             print(table.rows.isEmpty ? "no sensors seen yet" : table.render())
             if !s.sessions.isEmpty { print(Status.sessionTable(s.sessions)) }
@@ -58,6 +63,16 @@ struct Status: AsyncParsableCommand {
 }
 
 extension Status {
+    /// The subscription a sensor's connection uses — `acquire-notify`, or `start-notify` with why BlueZ refused
+    /// AcquireNotify for it — and how many connections fell back in all.
+    static func subscription(_ link: DeviceCaptureStatus?) -> String {
+        guard let link, let mode = link.subscribeMode else { return "-" }
+        var text = mode.rawValue
+        if let reason = link.subscribeFallback { text += " (AcquireNotify refused: \(reason.rawValue))" }
+        if link.subscribeFallbacks > 0 { text += ", \(link.subscribeFallbacks) fallback(s)" }
+        return text
+    }
+
     /// The active sessions with their statistics so far.
     static func sessionTable(_ sessions: [ActiveSessionStatus]) -> String {
         func number(_ v: Double?, _ digits: Int = 0) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "-" }

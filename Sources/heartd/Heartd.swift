@@ -38,7 +38,7 @@ struct ConfigOptions: ParsableArguments {
     @Flag(name: .long, help: "Capture any device advertising the Heart Rate service (bluetooth.auto_heart_rate).")
     var autoHeartRate = false
 
-    @Option(name: .long, help: "start-notify or acquire-notify (bluetooth.subscribe).")
+    @Option(name: .long, help: "acquire-notify (default; StartNotify when BlueZ refuses it) or start-notify (bluetooth.subscribe).")
     var subscribe: String?
 
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")

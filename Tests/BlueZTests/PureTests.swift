@@ -19,6 +19,8 @@ import Testing
         #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.NoReply", message: "")).kind == .timeout)
         #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "")).kind == .unavailable)
         #expect(BlueZError(DBusError(name: "org.bluez.Error.Whatever", message: "")).kind == .other)
+        // a BlueZ without AcquireNotify (older, or not --experimental)
+        #expect(BlueZError(DBusError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "")).kind == .unknownMethod)
     }
 
     @Test func appearanceClasses() {

@@ -29,7 +29,10 @@ import Testing
     @Test func bluezStatusRoundTripsWithItsDocumentedShape() throws {
         let bluez = CaptureStatus(bluezAvailable: true, bluetoothdRestarts: 1, mirrorRepairs: 0, connectedInferred: 2,
                                   devices: [DeviceCaptureStatus(address: "A0:9E:1A:12:34:56", adapter: "hci0",
-                                                                state: .streaming, subscribeMode: .acquireNotify)],
+                                                                state: .streaming, subscribeMode: .acquireNotify),
+                                            DeviceCaptureStatus(address: "A0:9E:1A:12:34:57", adapter: "hci0", state: .streaming,
+                                                                subscribeMode: .startNotify, subscribeFallback: .notifyAcquired,
+                                                                subscribeFallbacks: 3)],
                                   adapters: [AdapterCaptureStatus(name: "hci0", powered: true, assigned: 1, connected: 1, limit: 5),
                                              AdapterCaptureStatus(name: "hci1", powered: true, assigned: 0, connected: 6,
                                                                   limit: 6, limitLearned: true)])
@@ -45,6 +48,11 @@ import Testing
         #expect(json["capture"]?["allow_list"] == .array([.string("A0:9E:1A:12:34:56")]))
         #expect(json["capture"]?["connectedInferred"] == .int(2))
         #expect(json["capture"]?["devices"]?.arrayValue?.first?["subscribeMode"] == .string("acquire-notify"))
+        // A connection whose AcquireNotify BlueZ refused: StartNotify, why, and how many connections fell back.
+        let fellBack = json["capture"]?["devices"]?.arrayValue?.last
+        #expect(fellBack?["subscribeMode"] == .string("start-notify"))
+        #expect(fellBack?["subscribeFallback"] == .string("notify-acquired"))
+        #expect(fellBack?["subscribeFallbacks"] == .int(3))
         // Each adapter's connections and limit: capture.adapters[].
         let adapters = json["capture"]?["adapters"]?.arrayValue ?? []
         #expect(adapters.map { $0["name"] } == [.string("hci0"), .string("hci1")])

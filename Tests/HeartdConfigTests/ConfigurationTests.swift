@@ -19,7 +19,7 @@ import Testing
         #expect(configuration == HeartdConfiguration())
         #expect(configuration.bluetooth.adapters.isEmpty && configuration.bluetooth.allow.isEmpty)
         #expect(configuration.bluetooth.autoHeartRate == false)
-        #expect(configuration.bluetooth.subscribe == .startNotify)
+        #expect(configuration.bluetooth.subscribe == .acquireNotify)
         #expect(configuration.bluetooth.silentStopSeconds == 10 && configuration.bluetooth.reconnectMaxSeconds == 60)
         #expect(configuration.store.path == "/var/lib/heartd/heartd.sqlite")
         #expect(configuration.store.checkpointSeconds == 1 && configuration.store.memoryBufferBeats == 500_000)
@@ -43,7 +43,7 @@ import Testing
               'AA:BB:CC:DD:EE:01',  # trailing comma allowed
             ]
             auto_heart_rate = true
-            subscribe = "acquire-notify"
+            subscribe = "start-notify"
             silent_stop_seconds = 12.5
 
             [store]
@@ -62,7 +62,7 @@ import Testing
         #expect(configuration.bluetooth.adapters == ["hci0", "hci1"])
         #expect(configuration.bluetooth.allow == ["AA:BB:CC:DD:EE:FF", "AA:BB:CC:DD:EE:01"])
         #expect(configuration.bluetooth.autoHeartRate)
-        #expect(configuration.bluetooth.subscribe == .acquireNotify)
+        #expect(configuration.bluetooth.subscribe == .startNotify)
         #expect(configuration.bluetooth.silentStopSeconds == 12.5)
         #expect(configuration.store.path == "/data/hearts.sqlite")
         #expect(configuration.store.memoryBufferBeats == 1000)

@@ -29,7 +29,7 @@ import TestBus
         }
         let dir = try TestDirectory("bluez-shutdown")
         defer { dir.remove() }
-        let daemon = try DaemonProcess(dir: dir, settings: ["bluetooth.allow=[\"\(Self.address)\"]"], mode: .bluez,
+        let daemon = try DaemonProcess(dir: dir, settings: ["bluetooth.allow=[\"\(Self.address)\"]", "bluetooth.subscribe=\"start-notify\""], mode: .bluez,
                                        environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         while !(await subscribed()), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(await subscribed(), "heartd did not subscribe:\n\(daemon.log())")

@@ -91,8 +91,9 @@ final class StallingSink: SeriesSink {
         let timing = Mutex(Timing())
         let client = try await DBusConnection.connect(address: bus.address, logger: logger)
         defer { client.close() }
-        // As the daemon wires it: events go into the pipeline on the thread that read them.
-        let capture = BlueZCapture(connection: client, policy: CapturePolicy(allowList: Set(Self.addresses)),
+        // As the daemon wires it: events go into the pipeline on the thread that read them (the D-Bus reader:
+        // StartNotify, whose reader also serves every other D-Bus message).
+        let capture = BlueZCapture(connection: client, policy: CapturePolicy(allowList: Set(Self.addresses), subscribeMode: .startNotify),
                                    logger: logger, onEvent: { event in
             let start = MonotonicClock.now()
             pipeline.handleNow(event)

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """gateway-cpu.py HEARTD [--sensors 16] [--rate 1] [--seconds 30] [--subscribe start-notify|acquire-notify]
+(without --subscribe: heartd's default, AcquireNotify)
 
 heartd's whole CPU (its process CPU clock: every thread, exited ones too; the store included) while N sensors
 (default 16, on 3 adapters of 6 slots) stream R notifications a second each (default 1) from the project's fake
@@ -38,13 +39,13 @@ def main():
     ap.add_argument("--sensors", type=int, default=16)
     ap.add_argument("--rate", type=float, default=1.0)
     ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--subscribe", default="start-notify")
+    ap.add_argument("--subscribe", default=None, help="default: heartd's own (acquire-notify)")
     args = ap.parse_args()
     addresses = ["A0:9E:1A:7C:02:%02X" % i for i in range(1, args.sensors + 1)]
-    gw = Gateway(args.heartd, addresses, "heartd-gw.", ["--subscribe", args.subscribe])
+    gw = Gateway(args.heartd, addresses, "heartd-gw.", ["--subscribe", args.subscribe] if args.subscribe else [])
     heartd, ctl = gw.heartd, gw.ctl
     try:
-        if not gw.wait_subscribed("fd_open" if args.subscribe == "acquire-notify" else "subscribed"):
+        if not gw.wait_subscribed({"acquire-notify": "fd_open", "start-notify": "subscribed"}.get(args.subscribe)):
             sys.exit(1)
         time.sleep(2.0)  # start-up work settles
         count = int(args.rate * (args.seconds + 5))
@@ -56,7 +57,7 @@ def main():
         c1, t1, th1 = process_cpu_ns(heartd.pid), time.time(), threads(heartd.pid)
         dt = t1 - t0
         notifs = args.sensors * args.rate * dt
-        print("| heartd, %d sensor(s) × %g/s, %s, %.0f s | CPU ms/s | µs per notification |" % (args.sensors, args.rate, args.subscribe, dt))
+        print("| heartd, %d sensor(s) × %g/s, %s, %.0f s | CPU ms/s | µs per notification |" % (args.sensors, args.rate, args.subscribe or "default", dt))
         print("|---|---:|---:|")
         print("| whole process (CPU clock) | **%.3f** | %.1f |" % ((c1 - c0) / 1e6 / dt, (c1 - c0) / 1e3 / notifs))
         rows = []

@@ -38,12 +38,17 @@ class Gateway:
         self.ctl = dbus.Interface(dbus.bus.BusConnection(bus).get_object("org.bluez", "/org/heartd/fake"),
                                   "org.heartd.FakeBlueZ")
 
-    def wait_subscribed(self, key="subscribed", timeout=180):
-        """Waits until every sensor is subscribed (`fd_open` for AcquireNotify); says which are not at the timeout."""
+    def wait_subscribed(self, key=None, timeout=180):
+        """Waits until every sensor is subscribed: `subscribed` (StartNotify), `fd_open` (AcquireNotify), or either
+        (None: heartd's default, AcquireNotify, with StartNotify for a refused connection); says which are not at the
+        timeout."""
+        def done(a):
+            s = self.ctl.Stats(a)
+            return (s["subscribed"] + s["fd_open"] if key is None else s[key]) >= 1
         deadline = time.time() + timeout
-        while not all(self.ctl.Stats(a)[key] >= 1 for a in self.addresses):
+        while not all(done(a) for a in self.addresses):
             if time.time() > deadline:
-                late = [a for a in self.addresses if self.ctl.Stats(a)[key] < 1]
+                late = [a for a in self.addresses if not done(a)]
                 print("not subscribed within %d s: %s (log: %s/heartd.log)" % (timeout, late, self.tmp), file=sys.stderr)
                 return False
             time.sleep(0.5)

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Checks the store heartd left in the lab against what the lab's peripheral sent and exposes.
 
-usage: check-store.py [--scenario disconnect|faults|adapter] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
+usage: check-store.py [--scenario disconnect|faults|adapter] [--subscribe MODE] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
   disconnect: the sensor drops the link once (scripts/lab-test.sh)
   faults:     bluetoothd is killed and restarted, later the sensor goes silent for 14 s (lab-test.sh faults)
   adapter:    the central's adapter is powered off and on, later taken down and up (lab-test.sh adapter)
+  --subscribe: every subscription the daemon logged used MODE (real bluetoothd 5.66 gives AcquireNotify, so a
+               fallback to StartNotify is a failure here)
 Exit 0 when every check passes; prints one line per check.
 """
 import os
@@ -14,9 +16,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labcheck import Checker, check_device, peripheral_events, rr_count  # noqa: E402
 
 args = sys.argv[1:]
-scenario = "disconnect"
-if args[:1] == ["--scenario"]:
-    scenario, args = args[1], args[2:]
+scenario, subscribe = "disconnect", None
+while args[:1] in (["--scenario"], ["--subscribe"]):
+    if args[0] == "--scenario":
+        scenario = args[1]
+    else:
+        subscribe = args[1]
+    args = args[2:]
 heartctl, db, plog = args[:3]
 daemon_log = open(args[3]).read() if len(args) > 3 else ""
 c = Checker(heartctl, db)
@@ -67,6 +73,11 @@ check(offsets_ok, "beat offsets strictly increase in every series")
 avg = [s["aggregates"].get("average") for s in hr_series]
 check(hr_series and all(a is not None and 119 <= a <= 121 for a in avg), f"heart-rate series averages within 119-121 bpm: {avg}")
 
+if subscribe and daemon_log:
+    modes = [line.split("subscribe=")[1].split()[0] for line in daemon_log.splitlines()
+             if ">subscribed " in line and "subscribe=" in line]
+    check(modes and all(m == subscribe for m in modes), f"every subscription used {subscribe}: {modes}")
+    check("AcquireNotify refused" not in daemon_log, "bluetoothd never refused AcquireNotify")
 check_device(c, info, address)
 check(bool(beat_series) and beat_series[0].get("device", {}).get("localIdentifier") == address,
       "samples carry the device")

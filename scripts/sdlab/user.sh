@@ -1,7 +1,8 @@
 #!/bin/bash
 # sdlab scenario "user": heartd as a user meets it on a systemd machine, each step asserted (scripts/sdlab-test.sh
 # runs it; it runs as root in the guest, with this checkout at /src and the static binaries at /host).
-#   install (scripts/install.sh --enable) → READY → heartctl allow → capture → STATUS= → open series listed →
+#   install (scripts/install.sh --enable) → READY → heartctl allow → capture → STATUS= → AcquireNotify in use →
+#   open series listed →
 #   heartctl as a group member and as an outsider → watchdog restart with recovery → systemctl stop → journal
 #   fields and catalog → systemd-analyze security → no denial or error line → heartd-sync.service against PostgreSQL
 #   (sync.sh) → uninstall.sh --purge leaves nothing.
@@ -44,6 +45,11 @@ t=$(now)
 if wait_until "$STATUS_BOUND" sh -c "systemctl show -p StatusText --value heartd | grep -q '$ADDR'"; then
   pass status-line "STATUS= names the streaming sensor within ${STATUS_BOUND} s ($(since "$t") s): $(unit StatusText)"
 else fail status-line "STATUS= still '$(unit StatusText)' ${STATUS_BOUND} s after streaming began"; fi
+# The shipped configuration subscribes with AcquireNotify: bluetoothd passes the notify socket over D-Bus into the
+# unit's sandbox (RestrictAddressFamilies=AF_UNIX, SystemCallFilter=@system-service), and no fallback happened.
+sub=$(status_json | json "[(d.get('subscribeMode'), d.get('subscribeFallback')) for d in j['capture']['devices'] if d['address'] == '$ADDR']" 2>&1)
+check acquire-notify "the sensor's connection uses AcquireNotify under the sandbox, no fallback: $sub" \
+  test "$sub" = "[('acquire-notify', None)]"
 series=$(heartctl series --type heartbeat 2>&1)
 echo "$series" > /out/series-while-capturing.txt
 check open-series "heartctl series shows the open heartbeat series while capturing" \

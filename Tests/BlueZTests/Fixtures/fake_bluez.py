@@ -10,6 +10,11 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   NotifyWrongType(s addr)          PropertiesChanged Value as a string (a broken peer)
   DropLink(s addr)                 the sensor goes away: ServicesResolved=false, Connected=false, GATT removed
   SetAcquireBusy(s addr, b)        AcquireNotify answers org.bluez.Error.InProgress (another client has StartNotify)
+  KeepSessions(s addr, b)          a dropped link keeps the StartNotify sessions (bluetoothd with a bonded device,
+                                   whose GATT objects outlive the link); the AcquireNotify socket still closes
+  RefuseAcquire(s addr, s name, s message)  AcquireNotify answers that D-Bus error, e.g. org.bluez.Error.NotPermitted
+                                   "Notify acquired" (another client holds the socket) or
+                                   org.freedesktop.DBus.Error.UnknownMethod (a BlueZ without it); name "" ends it
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
   HangConnect(s addr, b)           Connect never replies (sensor out of range)
   SilentConnected(s addr, b)       Connect sets Connected=true without a PropertiesChanged (bluetoothd 5.66 in the lab)
@@ -29,7 +34,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
    like bluetoothd after a restart)
   Stats(s addr) -> a{si}           counters: connect, disconnect, start_notify, stop_notify, acquire_notify,
-                                   start_notify_battery, subscribed, fd_open, discovery_starts, discovering,
+                                   acquire_refused, start_notify_battery, subscribed, fd_open, discovery_starts, discovering,
                                    links (adapters connected now), max_links (most at once), sent (Stream values)
 """
 import argparse, ctypes, os, signal, socket, sys
@@ -148,9 +153,12 @@ class Device(Obj):
             "UUIDs": dbus.Array([uuid16(0x180d), uuid16(0x180a), uuid16(0x180f)], signature="s"),
             "Adapter": dbus.ObjectPath(adapter.path)})
         self.addr, self.index, self.adapter = addr, index, adapter
-        self.c = dict(connect=0, disconnect=0, start_notify=0, stop_notify=0, acquire_notify=0, start_notify_battery=0)
+        self.c = dict(connect=0, disconnect=0, start_notify=0, stop_notify=0, acquire_notify=0, acquire_refused=0,
+                      start_notify_battery=0)
         self.connect_failures = []  # (name, message)
         self.acquire_busy = False
+        self.acquire_refusal = None  # (name, message)
+        self.keep_sessions = False
         self.hang_connect = False
         self.silent_connected = False
         self.never_resolve = False
@@ -293,6 +301,9 @@ class Char(Obj):
     def AcquireNotify(self, opts):
         if "NotifyAcquired" not in self.props:
             raise BzError("org.bluez.Error.NotSupported", "Operation is not supported")
+        if self.dev.acquire_refusal:
+            self.dev.c["acquire_refused"] += 1
+            raise BzError(*self.dev.acquire_refusal)
         if self.dev.acquire_busy or self.clients:
             raise BzError("org.bluez.Error.InProgress", "In Progress")
         if self.sock is not None:
@@ -321,10 +332,12 @@ class Char(Obj):
         self.set(NotifyAcquired=dbus.Boolean(False))
 
     def drop_sessions(self):
+        self.release_fd()
+        if self.dev.keep_sessions:
+            return
         for w in self.clients.values():
             w.cancel()
         self.clients.clear()
-        self.release_fd()
         if self.props["Notifying"]:
             self.set(Notifying=dbus.Boolean(False))
 
@@ -394,6 +407,16 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="sb")
     def SetAcquireBusy(self, addr, busy):
         self.dev(addr).acquire_busy = bool(busy)
+
+    @dbus.service.method(CTL, in_signature="sb")
+    def KeepSessions(self, addr, on):
+        for d in self.fake.instances():
+            if d.addr == str(addr):
+                d.keep_sessions = bool(on)
+
+    @dbus.service.method(CTL, in_signature="sss")
+    def RefuseAcquire(self, addr, name, message):
+        self.dev(addr).acquire_refusal = (str(name), str(message)) if name else None
 
     @dbus.service.method(CTL, in_signature="sb")
     def HangConnect(self, addr, hang):

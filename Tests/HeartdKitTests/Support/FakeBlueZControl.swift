@@ -10,9 +10,14 @@ struct FakeBlueZControl {
                                   member: member, arguments: args, timeout: .seconds(5))
     }
 
-    /// Whether a client has subscribed to the device's heart-rate notifications.
+    /// Whether a client has subscribed to the device's heart-rate notifications with StartNotify.
     func subscribed(_ address: String) async -> Bool {
+        await stats(address)["subscribed"] == 1
+    }
+
+    /// The device's counters (`start_notify`, `acquire_notify`, `fd_open` …; fake_bluez.py `Stats`), empty on error.
+    func stats(_ address: String) async -> [String: Int] {
         let reply = try? await call("Stats", [.string(address)])
-        return reply?.first?.stringKeyedDictionary?["subscribed"]?.int == 1
+        return (reply?.first?.stringKeyedDictionary ?? [:]).compactMapValues(\.int)
     }
 }

@@ -23,7 +23,9 @@ final class TwoSensorLab {
         while (try? await control.nameOwner("org.bluez")) ?? nil == nil, Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        daemon = try DaemonProcess(dir: dir, settings: ["bluetooth.allow=[\"\(Self.strap)\", \"\(Self.armband)\"]"] + settings,
+        // StartNotify, explicitly: `subscribed` waits for its sessions (the sessions' tests need no socket).
+        daemon = try DaemonProcess(dir: dir, settings: ["bluetooth.allow=[\"\(Self.strap)\", \"\(Self.armband)\"]",
+                                                        "bluetooth.subscribe=\"start-notify\""] + settings,
                                    mode: .bluez, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         for address in [Self.strap, Self.armband] {
             while !(await subscribed(address)), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
