@@ -53,24 +53,21 @@ def measure(heartd, rate, seconds, settle, env):
     """[(row label, RSS MB, peak MB)] and the streaming daemon's mappings. Each row is read `settle` s after heartd
     started, when start-up's pages have been paged out (StartupPages: a minute after the start, 10 s after the last
     connection); the peak shows what start-up itself took."""
+    def settled_rss(label, allow, subscribe):
+        gw = Gateway(heartd, ADDRESSES, "heartd-mem.", allow=allow, env=env)
+        try:
+            if subscribe:
+                gw.wait_subscribed()
+            sleep_until(gw.started + settle)
+            rows.append((label, *rss_mb(gw.heartd.pid)))
+            gw.heartd.terminate()
+            gw.heartd.wait(timeout=20)
+        finally:
+            gw.stop()
+
     rows = []
-    idle = Gateway(heartd, ADDRESSES, "heartd-mem.", allow=[], env=env)
-    try:
-        sleep_until(idle.started + settle)
-        rows.append(("idle, no sensor", *rss_mb(idle.heartd.pid)))
-        idle.heartd.terminate()
-        idle.heartd.wait(timeout=20)
-    finally:
-        idle.stop()
-    silent = Gateway(heartd, ADDRESSES, "heartd-mem.", env=env)
-    try:
-        silent.wait_subscribed()
-        sleep_until(silent.started + settle)
-        rows.append(("16 sensors connected, silent", *rss_mb(silent.heartd.pid)))
-        silent.heartd.terminate()
-        silent.heartd.wait(timeout=20)
-    finally:
-        silent.stop()
+    settled_rss("idle, no sensor", [], False)
+    settled_rss("16 sensors connected, silent", None, True)
     # As a strap does, each sensor streams from its subscription on: its first values open its series during
     # start-up; the working set is what the last `seconds` touched.
     gw = Gateway(heartd, ADDRESSES, "heartd-mem.", env=env)
