@@ -35,4 +35,32 @@ public enum ResidentMemory {
         guard fields.count > 1, let pages = UInt64(String(decoding: fields[1], as: UTF8.self)) else { return nil }
         return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
     }
+
+    /// Bytes resident of the process's mappings of the file at `path` (the `Rss:` of its entries in
+    /// `/proc/self/smaps`); nil where /proc is not mounted.
+    public static func bytes(mappedFrom path: String) -> UInt64? {
+        let fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            text += chunk[..<count]
+        }
+        var kilobytes: UInt64 = 0, inFile = false
+        for line in text.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard let first = fields.first else { continue }
+            if first.contains(UInt8(ascii: "-")), first.last != UInt8(ascii: ":") {
+                // A mapping's first line: range, perms, offset, dev, inode, then the path (which may hold spaces).
+                inFile = fields.count > 5 && String(decoding: Array(fields[5...].joined(separator: [UInt8(ascii: " ")])), as: UTF8.self) == path
+            } else if inFile, first.elementsEqual("Rss:".utf8), fields.count > 1,
+                      let kb = UInt64(String(decoding: fields[1], as: UTF8.self)) {
+                kilobytes += kb
+            }
+        }
+        return kilobytes * 1024
+    }
 }

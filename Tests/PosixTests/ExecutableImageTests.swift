@@ -12,16 +12,7 @@ nonisolated(unsafe) private var writtenBeforePageOut = 7
     /// KB of the test executable's own mappings that are resident (/proc/self/smaps).
     private func executableResidentKB() throws -> Int {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var total = 0, inExecutable = false
-        for line in try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8).split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
-                inExecutable = fields.count > 5 && fields[5...].joined(separator: " ") == executable
-            } else if inExecutable, fields.first == "Rss:", fields.count > 1, let kb = Int(fields[1]) {
-                total += kb
-            }
-        }
-        return total
+        return Int(try #require(ResidentMemory.bytes(mappedFrom: executable)) / 1024)
     }
 
     @Test func pagingOutHandsBackTheExecutablesPagesAndKeepsWhatWasWritten() throws {
