@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
         .testTarget(name: "HeartStoreTests", dependencies: [
-            "HeartStore", "HealthModel", .product(name: "GRDB", package: "GRDB.swift"),
+            "HeartStore", "HealthModel", "Posix", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents", "StrapLab"]),
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),

@@ -11,14 +11,15 @@ import Synchronization
 /// that stalls for seconds delays no notification and no arrival time. The writer wakes once per call when it is
 /// idle — the pipeline calls at most once per checkpoint interval and once per finished series — and drains
 /// whatever gathered meanwhile (pending checkpoints of a series are merged into one: `SeriesCheckpoint.followed`).
+/// Checkpoints are the exception when `inner` is an `ImmediateCheckpointSink` and no checkpoint is queued or being
+/// written: they are then written on the caller's thread, which cannot wait (a copy into the journal's reserved
+/// blocks), and the writer does not wake at all — at one notification a second, one thread wakes instead of two.
 /// A failing `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every
 /// second; a failed checkpoint is kept, merged with the newer ones, and the pipeline's next `writeCheckpoints`
 /// throws so that it sends every series whole.
 ///
-/// Why a plain thread blocked on a `WakeSignal` and not a dispatch queue: on Linux a queue's work runs on
-/// libdispatch's worker pool, whose first worker starts a manager-thread timer that wakes every second for ever
-/// (`_dispatch_workq_monitor_pools`), and each drain woke a worker through the pool's machinery. The thread ends
-/// when the sink is released.
+/// Why a plain thread blocked on a `WakeSignal`, not a dispatch queue: each drain woke a libdispatch worker through
+/// the pool's machinery, and the pool's monitor ticks every second once a worker ran. It ends with the sink.
 public final class BackgroundSink: SeriesSink, Sendable {
     private struct State {
         var buffer: SinkBuffer
@@ -27,6 +28,8 @@ public final class BackgroundSink: SeriesSink, Sendable {
         var checkpoints: [SeriesCheckpoint] = []
         /// A checkpoint write failed (or did not follow) since the pipeline last called: it must send whole series.
         var checkpointsFailed = false
+        /// The writer is writing checkpoints it took from `checkpoints`: newer ones must queue behind them.
+        var checkpointsInFlight = false
         var devices: [String: DeviceInfo] = [:]
         /// The batch being written (still counted as queued in `status`).
         var inFlight: PendingBatch?
@@ -35,9 +38,13 @@ public final class BackgroundSink: SeriesSink, Sendable {
         var failing = false
 
         var isEmpty: Bool { buffer.isEmpty && checkpoints.isEmpty && devices.isEmpty }
+        /// Checkpoints may be written on the caller's thread: none waits before them, and none failed.
+        var checkpointsInStep: Bool { checkpoints.isEmpty && !checkpointsInFlight && !checkpointsFailed }
     }
 
     private let inner: any SeriesSink
+    /// `inner`, when it can take checkpoints without waiting.
+    private let immediate: (any ImmediateCheckpointSink)?
     private let logger: Logger
     private let wake: WakeSignal
     private let state: Mutex<State>
@@ -47,6 +54,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
     public init(_ inner: any SeriesSink, memoryBufferBeats: Int, retryInterval: Double = 1,
                 logger: Logger = Logger(label: "heartd.store", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.inner = inner
+        immediate = inner as? any ImmediateCheckpointSink
         self.logger = logger
         self.retryInterval = retryInterval
         state = Mutex(State(buffer: SinkBuffer(capacityBeats: memoryBufferBeats)))
@@ -91,6 +99,10 @@ public final class BackgroundSink: SeriesSink, Sendable {
     /// series whole at the next interval: the store may hold less than it handed over). What `open` brings is
     /// queued either way.
     public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
+        // Only the pipeline adds checkpoints (one call at a time), so "in step" cannot change before the write.
+        if let immediate, state.withLock({ $0.checkpointsInStep }), immediate.writeCheckpointsWithoutWaiting(open) {
+            return
+        }
         let resend = state.withLock { s -> Bool in
             let inStep = Self.merge(open, after: &s.checkpoints)
             defer { s.checkpointsFailed = false }
@@ -179,7 +191,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
                     return .devices(s.devices.keys.sorted().compactMap { s.devices[$0] })
                 }
                 if !s.checkpoints.isEmpty {
-                    defer { s.checkpoints = [] }
+                    defer { s.checkpoints = []; s.checkpointsInFlight = true }
                     return .checkpoints(s.checkpoints)
                 }
                 if let batch = s.buffer.takeFirst() {
@@ -201,7 +213,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 return false
             }
             let recovered = state.withLock { s in
-                defer { s.failing = false; s.inFlight = nil }
+                defer { s.failing = false; s.inFlight = nil; s.checkpointsInFlight = false }
                 return s.failing && s.isEmpty
             }
             if recovered { logger.notice("store recovered; saved what was waiting in memory") }
@@ -220,6 +232,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 _ = Self.merge(s.checkpoints, after: &pending)
                 s.checkpoints = pending
                 s.checkpointsFailed = true
+                s.checkpointsInFlight = false
                 s.buffer.recordFailure(error, checkpoint: true)
             case .batch(let batch):
                 s.inFlight = nil

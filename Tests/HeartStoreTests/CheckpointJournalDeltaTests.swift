@@ -96,7 +96,7 @@ import Testing
             for count in 1...50 { try writer.write([Self.change(Self.heartRate, uuid, count)]) }
         }
         let path = dir.databasePath + "-open"
-        let full = try Data(contentsOf: URL(fileURLWithPath: path))
+        let full = try journalRecords(path)
         try full.prefix(full.count - 3).write(to: URL(fileURLWithPath: path))  // a crash inside the 50th write
         let db = try HeartDatabase(path: dir.databasePath)
         let recovery = try db.recoverOpenSeries()

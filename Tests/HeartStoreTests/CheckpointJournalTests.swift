@@ -102,7 +102,7 @@ import Testing
         try Self.crash(afterWriting: [[Self.openSeries(uuid, beats: 10)], [Self.openSeries(uuid, beats: 20)]], in: dir)
         let path = dir.databasePath + "-open"
         // A crash inside the second write: its record is cut short.
-        let full = try Data(contentsOf: URL(fileURLWithPath: path))
+        let full = try journalRecords(path)
         try full.prefix(full.count - 7).write(to: URL(fileURLWithPath: path))
         do {
             let db = try HeartDatabase(path: dir.databasePath)
@@ -133,7 +133,7 @@ import Testing
         try Self.crash(afterWriting: [[Self.openSeries(uuid, beats: 10)], [Self.openSeries(uuid, beats: 20)]], in: dir)
         let db = try HeartDatabase(path: dir.databasePath)
         let path = try #require(db.journalPath)
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var bytes = [UInt8](try journalRecords(path))
         bytes[bytes.count - 20] ^= 0xFF  // inside the second record's payload: its CRC no longer matches
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(try db.recoverCheckpoints().map(\.uuid) == [uuid])

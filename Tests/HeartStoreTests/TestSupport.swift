@@ -74,3 +74,10 @@ enum Fixtures {
             device: device, metadata: metadata))
     }
 }
+
+/// The open-series journal's bytes up to the end of its last intact record: a writer's journal is followed by the
+/// zeros of blocks reserved ahead, so a torn write is simulated by cutting here, not at the file's end.
+func journalRecords(_ path: String) throws -> Data {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    return bytes.prefix(try JournalScan([UInt8](bytes), path: path).validLength)
+}

@@ -3,13 +3,14 @@ import HealthModel
 import Synchronization
 
 /// Writes the checkpoints of open series for a daemon: each call appends the changed series to the journal
-/// (`<database>-open`, one `write(2)`, no SQLite transaction; a series already in the journal as a delta: what it
+/// (`<database>-open`, a copy into its mapping, no SQLite transaction; a series already in the journal as a delta: what it
 /// added since); when the journal passes `compactionBytes`, the newest state of every open series goes to
 /// `open_series` in one transaction and the journal starts over. `HeartDatabase.recoverCheckpoints` reads both.
 /// An in-memory database has no journal: every checkpoint is an SQLite write, as with
 /// `HeartDatabase.writeCheckpoints`.
 ///
-/// Thread safety: calls are serialized by a lock (the pipeline makes them from one task anyway).
+/// Thread safety: calls are serialized by a lock. The store writer thread makes the calls that may wait; the thread
+/// that reads the sensors may journal with `writeWithoutWaiting`, which gives up rather than wait for the lock.
 public final class CheckpointWriter: Sendable {
     /// The journal's size that triggers a compaction into the database: bounds the file and the recovery's work.
     public static let defaultCompactionBytes = 1 << 20
@@ -29,7 +30,9 @@ public final class CheckpointWriter: Sendable {
     public init(database: HeartDatabase, compactionBytes: Int = CheckpointWriter.defaultCompactionBytes) throws(StoreError) {
         self.database = database
         self.compactionBytes = compactionBytes
-        let journal = try database.journalPath.map { path throws(StoreError) in try OpenSeriesJournal(path: path) }
+        let journal = try database.journalPath.map { path throws(StoreError) in
+            try OpenSeriesJournal(path: path, compactionBytes: compactionBytes)
+        }
         if let journal, case let leftovers = try journal.records().records, !leftovers.isEmpty {
             try database.write { db in try HeartDatabase.absorb(leftovers, in: db) }
             try journal.reset()
@@ -67,6 +70,19 @@ public final class CheckpointWriter: Sendable {
                 try database.checkpointBase(append, updatedAt: now)
             }
         }
+    }
+
+    /// Journals `updates` on the caller's thread if that cannot wait: the writer's lock is free (no compaction or
+    /// other write in progress), no compaction is due, and the append is a copy into reserved blocks
+    /// (`OpenSeriesJournal.appendWithoutWaiting`). False, with nothing written, otherwise: the caller then hands
+    /// them to `write` on a thread that may wait. Never touches the database.
+    public func writeWithoutWaiting(_ updates: [SeriesCheckpoint]) -> Bool {
+        guard !updates.isEmpty else { return true }
+        let done = state.withLockIfAvailable { state -> Bool in
+            guard let journal = state.journal, journal.length < compactionBytes else { return false }
+            return journal.appendWithoutWaiting(updates, updatedAt: Date())
+        }
+        return done ?? false
     }
 
     /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);

@@ -13,6 +13,9 @@ struct JournalScan {
     /// Bytes of the header and the intact records: where the next record goes.
     private(set) var validLength = 0
     private(set) var fileLength = 0
+    /// Bytes after the intact records up to the last non-zero byte: a torn record or damage. The zeros of blocks
+    /// reserved ahead for appends (`OpenSeriesJournal`) are not damage.
+    private(set) var damagedLength = 0
 
     private var index: [UUID: Int] = [:]
     /// Decoded items of series a delta changed (encoded back into `records` at the end).
@@ -42,6 +45,8 @@ struct JournalScan {
             offset += frame + size
             validLength = offset
         }
+        let lastData = bytes[validLength...].lastIndex { $0 != 0 }
+        damagedLength = lastData.map { $0 + 1 - validLength } ?? 0
         for (i, changed) in items {
             let start = records[i].start
             do {

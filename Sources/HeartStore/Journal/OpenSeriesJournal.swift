@@ -13,8 +13,19 @@ import Posix
 /// is its last full record with the deltas after it applied (`JournalScan`). A torn tail (a crash inside a write)
 /// fails its CRC and is ignored with everything after it.
 ///
+/// Appends are copies into a shared mapping of blocks reserved ahead (`SharedFileMapping`): no system call and no
+/// inode update per checkpoint, so the thread that reads the sensors can append itself (`appendWithoutWaiting`)
+/// while the store writer keeps everything that may wait — reserving the next blocks, compactions, saves. The
+/// reserved tail is zeros, which end the scan like a torn record but are not counted as damage. Where the file
+/// system cannot reserve (a full disk, no fallocate) appends fall back to `pwrite(2)` and report its errors.
+///
 /// The file is locked (`flock`) while open, so two processes never journal into one store.
 final class OpenSeriesJournal {
+    /// Address space mapped for appends (the compaction threshold is 1 MiB); beyond it appends use `pwrite`.
+    static let mappedCapacity = 8 << 20
+    /// Blocks reserved past the last record when an append finds no room (not beyond the compaction threshold).
+    static let reserveAhead = 64 << 10
+
     /// The headers of the journal's versions, oldest first; new journals get the last (docs/ARCHITECTURE.md).
     static let headers: [[UInt8]] = [Array("heartd open-series journal 1\n".utf8), Array("heartd open-series journal 2\n".utf8)]
     static var fileHeader: [UInt8] { headers[headers.count - 1] }
@@ -23,6 +34,10 @@ final class OpenSeriesJournal {
     private let fd: Int32
     /// Bytes of intact records (plus the header): where the next record goes.
     private(set) var length: Int
+    /// The file mapped for appends (nil for a journal opened to be read, or where mapping failed: every append is
+    /// then a `pwrite`), and the size the writer compacts at (room is not reserved beyond it).
+    private var mapping: SharedFileMapping?
+    private let compactionBytes: Int
     /// What was journaled of each series since the journal was last emptied (deltas are written against it). A
     /// few series per sensor: searched, not hashed (this is read and written on every checkpoint).
     private var journaled: [(uuid: UUID, state: JournaledSeries)] = []
@@ -31,9 +46,11 @@ final class OpenSeriesJournal {
     /// The file holds records of an older version: they are read, but nothing is appended until `reset`.
     private var olderVersion = false
 
-    /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records.
-    init(path: String) throws(StoreError) {
+    /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records. With
+    /// `compactionBytes` (the writer's journal) appends go through a mapping; without (recovery), by `pwrite`.
+    init(path: String, compactionBytes: Int? = nil) throws(StoreError) {
         self.path = path
+        self.compactionBytes = compactionBytes ?? 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.error("cannot open", path) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -49,7 +66,7 @@ final class OpenSeriesJournal {
         let scan = try Self.scan(fd: fd, path: path)
         length = scan.validLength
         // A header cut short (a crash while emptying the file) is not lost data.
-        let damaged = scan.validLength > 0 ? scan.fileLength - scan.validLength : 0
+        let damaged = scan.validLength > 0 ? scan.damagedLength : 0
         if scan.validLength == 0 || (scan.version < Self.headers.count && scan.records.isEmpty) {
             try reset()  // nothing to keep: start a journal of this version
             damagedOnOpen = damaged
@@ -60,6 +77,7 @@ final class OpenSeriesJournal {
                 guard ftruncate(fd, off_t(scan.validLength)) == 0 else { throw Self.error("cannot truncate", path) }
             }
         }
+        if compactionBytes != nil { mapping = try? SharedFileMapping(fd: fd, capacity: Self.mappedCapacity) }
     }
 
     deinit { close(fd) }
@@ -68,7 +86,7 @@ final class OpenSeriesJournal {
     /// followed the intact records (cut off when it was opened).
     func records() throws(StoreError) -> (records: [CheckpointRecord], damagedBytes: Int) {
         let scan = try Self.scan(fd: fd, path: path)
-        return (scan.records, damagedOnOpen + scan.fileLength - scan.validLength)
+        return (scan.records, damagedOnOpen + scan.damagedLength)
     }
 
     /// The newest state of every series in the journal at `path`, read without opening it for writing or locking
@@ -87,72 +105,67 @@ final class OpenSeriesJournal {
     /// The series journaled since the journal was last emptied and not forgotten since.
     var journaledSeries: Set<UUID> { Set(journaled.map(\.uuid)) }
 
-    /// Appends checkpoints in one `write(2)` at the end of the intact records: a whole series as a full record,
-    /// a `SeriesAppend` to a series journaled since the last `reset` as a delta record of just its items (checked
-    /// against the journaled item count: a change that does not follow it throws `.conflict`), one to a series
-    /// not journaled since (the journal was compacted) as a full record of `base(append)` — the series as the
-    /// database holds it with the change applied. On failure the file is cut back to that length; should even
-    /// that fail, the next append overwrites the torn bytes (it writes at the same offset).
+    /// Appends checkpoints at the end of the intact records (`JournalAppend` says how each is recorded): a copy into
+    /// the mapping, reserving more blocks first when the reserved room is short; where that fails (a full disk), one
+    /// `pwrite(2)`, whose error is thrown — the file is then cut back to its length; should even that fail, the next
+    /// append overwrites the torn bytes (it writes at the same offset).
     func append(_ updates: [SeriesCheckpoint], updatedAt: Date,
                 base: (SeriesAppend) throws(StoreError) -> (record: CheckpointRecord, count: Int)) throws(StoreError) {
         guard !updates.isEmpty else { return }
         guard !olderVersion else {
             throw StoreError(.corruptBlob, "\(path) holds records of an older heartd: recover them before journaling")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(updates.count * 80)  // a delta of a beat or two points takes ~50
-        var states: [(uuid: UUID, state: JournaledSeries)] = []
-        states.reserveCapacity(updates.count)
-        for update in updates {
-            switch update {
-            case .full(let sample):
-                let record = try CheckpointRecord(sample: sample, updatedAt: updatedAt)
-                JournalRecordCoding.frameFull(record, into: &bytes)
-                states.append((sample.uuid, JournaledSeries(record, count: SeriesItems(sample).count)))
-            case .appended(let append):
-                // The same series twice in one call builds on the first (the pipeline sends each once).
-                let earlier = states.last { $0.uuid == append.uuid } ?? journaled.first { $0.uuid == append.uuid }
-                guard var state = earlier?.state else {
-                    let (record, count) = try base(append)
-                    JournalRecordCoding.frameFull(record, into: &bytes)
-                    states.append((append.uuid, JournaledSeries(record, count: count)))
-                    continue
-                }
-                guard state.accepts(append) else {
-                    throw StoreError(.conflict, "checkpoint of series \(append.uuid) out of step: \(state.count) items "
-                                     + "journaled, the change follows \(append.after)")
-                }
-                let tail: [UInt8]
-                do {
-                    tail = try append.items.encoded(seriesStart: state.start)
-                } catch {
-                    throw StoreError(.invalidSample, "series \(append.uuid) cannot be encoded: \(error)")
-                }
-                JournalRecordCoding.frameDelta(
-                    JournalDelta(uuid: append.uuid, end: append.end, updatedAt: updatedAt, keep: append.keeping, tail: tail),
-                    into: &bytes)
-                state.count = append.count
-                states.append((append.uuid, state))
-            }
-        }
+        let batch = try JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, base: base)
+        if let mapping, length + batch.bytes.count > mapping.reserved { reserveAhead(for: batch.bytes.count) }
+        if copy(batch) { return }
+        let bytes = batch.bytes
         let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
         if written == bytes.count {
             length += bytes.count
-            for (uuid, state) in states {
-                if let i = journaled.firstIndex(where: { $0.uuid == uuid }) {
-                    journaled[i].state = state
-                } else {
-                    journaled.append((uuid, state))
-                }
-            }
+            batch.applied(to: &journaled)
+            mapping?.fileResized(to: max(length, mapping?.reserved ?? 0))
             return
         }
         let failure = written < 0 ? Self.error("cannot append to", path)
                                   : StoreError(.diskFull, "short write to \(path): \(written) of \(bytes.count) bytes")
+        // The reservation goes with the torn bytes (zeros must follow the last record); the next append reserves anew.
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw StoreError(failure.code, "\(failure.detail); cutting the torn record off failed too")
         }
+        mapping?.fileResized(to: length)
         throw failure
+    }
+
+    /// Appends as `append` does if that is a copy into blocks already reserved: no system call, no lock but the
+    /// caller's, no database read. False, with nothing written, otherwise — a series that needs its base from the
+    /// database, no room left, an older journal, no mapping — and the caller hands the checkpoints to `append`.
+    func appendWithoutWaiting(_ updates: [SeriesCheckpoint], updatedAt: Date) -> Bool {
+        guard !updates.isEmpty else { return true }
+        guard !olderVersion, mapping != nil,
+              let batch = try? JournalAppend(updates, updatedAt: updatedAt, journaled: journaled,
+                                             base: { _ throws(StoreError) in throw Self.needsDatabase })
+        else { return false }
+        return copy(batch)
+    }
+
+    private static let needsDatabase = StoreError(.notFound, "the series' base is in the database")
+
+    /// Copies `batch` into the reserved room after the last record; false where it does not fit.
+    private func copy(_ batch: JournalAppend) -> Bool {
+        guard let mapping, batch.bytes.withUnsafeBytes({ mapping.write($0, at: length) }) else { return false }
+        length += batch.bytes.count
+        batch.applied(to: &journaled)
+        return true
+    }
+
+    /// Reserves `bytes` past the last record and up to `reserveAhead` more, not beyond the compaction threshold
+    /// (the journal stays near its limit), and unmaps the pages behind the last record. Best effort: where the file
+    /// system cannot reserve (a full disk), appends fall back to `pwrite`, which reports the error.
+    private func reserveAhead(for bytes: Int) {
+        guard let mapping else { return }
+        let ahead = min(Self.reserveAhead, max(0, compactionBytes - length - bytes))
+        try? mapping.reserve(upTo: min(length + bytes + ahead, mapping.capacity))
+        mapping.release(below: length)
     }
 
     /// Forgets series that are finished: their records stay until the journal is emptied, but nothing more is
@@ -164,6 +177,7 @@ final class OpenSeriesJournal {
     /// Empties the journal (its snapshots are in the database now).
     func reset() throws(StoreError) {
         guard ftruncate(fd, 0) == 0 else { throw Self.error("cannot truncate", path) }
+        mapping?.fileResized(to: 0)
         let header = Self.fileHeader
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw Self.error("cannot write the header of", path) }
@@ -171,6 +185,7 @@ final class OpenSeriesJournal {
         journaled = []
         damagedOnOpen = 0
         olderVersion = false
+        mapping?.fileResized(to: length)  // an emptied journal is its header; room is reserved at the next append
     }
 
     /// Reads the whole file and applies its records (`JournalScan`).

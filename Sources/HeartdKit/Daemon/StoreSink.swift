@@ -42,3 +42,10 @@ public struct StoreSink: SeriesSink {
         try database.upsertDevice(device)
     }
 }
+
+extension StoreSink: ImmediateCheckpointSink {
+    /// The journal's copy into reserved blocks (`CheckpointWriter.writeWithoutWaiting`); never an SQLite write.
+    public func writeCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool {
+        checkpoints?.writeWithoutWaiting(open) ?? false
+    }
+}
