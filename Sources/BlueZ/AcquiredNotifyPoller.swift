@@ -168,6 +168,9 @@ final class AcquiredNotifyPoller: Sendable {
             let (count, ended) = batch.dataBeforeEndOfStream(r.fd, received: n)
             if count > 0 { values += batch.datagrams(count, stamped: r.stamped) }
             if ended { return (values, true) }
+            // Fewer than asked for: the queue was empty when the call returned, so another call would only say
+            // EAGAIN (a system call per wake-up); epoll is level-triggered and reports what arrives meanwhile.
+            if n < batchLimit && !hangup { return (values, false) }
         }
         return (values, false)  // more may be queued: the next epoll_wait reports it again
     }

@@ -12,6 +12,8 @@ struct DatagramBatch: ~Copyable {
     private let control: UnsafeMutableRawPointer
     private let iovecs: UnsafeMutablePointer<iovec>
     private let headers: UnsafeMutablePointer<clinux_mmsghdr>
+    /// Entries the last `receive` filled.
+    private var filled = 0
     static let controlSize = Int(clinux_timestampns_space()) + 16
 
     init(count: Int, capacity: Int) {
@@ -24,6 +26,9 @@ struct DatagramBatch: ~Copyable {
         for i in 0..<count {
             iovecs[i] = iovec(iov_base: data + i * capacity, iov_len: capacity)
             headers[i] = clinux_mmsghdr()
+            headers[i].msg_hdr = msghdr(msg_name: nil, msg_namelen: 0, msg_iov: iovecs + i, msg_iovlen: 1,
+                                        msg_control: control + i * Self.controlSize,
+                                        msg_controllen: Self.controlSize, msg_flags: 0)
         }
     }
 
@@ -35,14 +40,17 @@ struct DatagramBatch: ~Copyable {
     }
 
     /// Blocks for the first datagram, then takes what else is queued (`MSG_WAITFORONE`). The count, or -1.
+    /// Only the entries the previous call filled need resetting (the kernel changes no other): at one
+    /// notification a second that is one, not `count`.
     mutating func receive(_ fd: Int32) -> Int {
-        for i in 0..<count {
-            headers[i].msg_hdr = msghdr(msg_name: nil, msg_namelen: 0, msg_iov: iovecs + i, msg_iovlen: 1,
-                                        msg_control: control + i * Self.controlSize,
-                                        msg_controllen: Self.controlSize, msg_flags: 0)
+        for i in 0..<filled {
+            headers[i].msg_hdr.msg_controllen = Self.controlSize
+            headers[i].msg_hdr.msg_flags = 0
             headers[i].msg_len = 0
         }
-        return Int(clinux_recvmmsg_waitforone(fd, headers, UInt32(count)))
+        let n = Int(clinux_recvmmsg_waitforone(fd, headers, UInt32(count)))
+        filled = max(0, n)
+        return n
     }
 
     /// How many of the `received` datagrams are data, and whether the stream ended. recvmmsg reports the end
