@@ -92,6 +92,7 @@ struct BeatTimeline: Sendable {
     mutating func ingest(_ rr: [UInt16], arrival: Double, bounds: SendBounds? = nil,
                          settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
+        result.beats.reserveCapacity(rr.count + 1)  // an implied predecessor and the RR values' beats
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
         guard remaining > 0 else {

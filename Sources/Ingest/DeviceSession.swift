@@ -10,6 +10,13 @@ struct SessionEffects: Sendable {
     var batches: [(batch: PendingBatch, reason: FinishReason)] = []
     var live: [LiveEvent] = []
     var devices: [DeviceInfo] = []
+
+    /// Empty again, keeping the arrays' storage.
+    mutating func clear() {
+        batches.removeAll(keepingCapacity: true)
+        live.removeAll(keepingCapacity: true)
+        devices.removeAll(keepingCapacity: true)
+    }
 }
 
 /// One device's ingest state: decodes its notifications, rebuilds the beat timeline, feeds the series builders
@@ -24,8 +31,21 @@ struct DeviceSession: Sendable {
     let makeUUID: @Sendable () -> UUID
 
     private(set) var connected = false
+    /// What builders are created with: the clock, the device, the metadata every sample of the device carries (its
+    /// serial number and body sensor location, and the session's tags), the settings and the UUID source. Kept
+    /// whole and changed in place — rebuilt per value it copied the device's strings and metadata three or four
+    /// times a notification.
+    private var context: SeriesContext
     private(set) var device: DeviceInfo {
-        didSet { deviceSampleMetadata = Self.sampleMetadata(device).merging(sessionTags) { _, tag in tag } }
+        get { context.device }
+        set {
+            context.device = newValue
+            context.metadata = Self.sampleMetadata(newValue).merging(sessionTags) { _, tag in tag }
+        }
+    }
+    private var clock: ClockMap {
+        get { context.clock }
+        set { context.clock = newValue }
     }
     private(set) var counters = IngestCounters()
     private(set) var seriesFinished = 0
@@ -35,7 +55,6 @@ struct DeviceSession: Sendable {
     /// Whether the open series changed since the last checkpoint.
     private(set) var needsCheckpoint = false
 
-    private var clock: ClockMap
     private var timeline = BeatTimeline()
     private var model = TimelineModel()
     private(set) var series = OpenSeriesSet()
@@ -50,13 +69,10 @@ struct DeviceSession: Sendable {
         var logger = logger
         logger[field: .device] = "\(address)"
         self.logger = logger
-        self.device = DeviceInfo(localIdentifier: address)
-        self.clock = ClockMap(at)
+        context = SeriesContext(clock: ClockMap(at), device: DeviceInfo(localIdentifier: address), metadata: [:],
+                                settings: settings, makeUUID: makeUUID)
     }
 
-    /// Metadata every sample of the device carries, kept up to date with `device` (built once per change, not
-    /// once per value).
-    private var deviceSampleMetadata: Metadata = [:]
     /// The tags of the session the device's series belong to (`setSessionTags`).
     private var sessionTags: Metadata = [:]
 
@@ -64,10 +80,6 @@ struct DeviceSession: Sendable {
         var meta: Metadata = [:]
         for key in [MetadataKey.serialNumber, MetadataKey.bodySensorLocation] { meta[key] = device.metadata[key] }
         return meta
-    }
-
-    private var context: SeriesContext {
-        SeriesContext(clock: clock, device: device, metadata: deviceSampleMetadata, settings: settings, makeUUID: makeUUID)
     }
 
     private func effective(_ t: Timestamp) -> Double {
@@ -229,6 +241,7 @@ struct DeviceSession: Sendable {
 
     private mutating func store(_ beats: [TimelineBeat], at now: Double, effects: inout SessionEffects) {
         var live: [LiveBeat] = []
+        live.reserveCapacity(beats.count)
         for beat in beats {
             // Rotate before the builder would refuse: this beat opens the next series, unflagged (nothing is missing).
             if series.isHeartbeatSeriesFull { finish(.maxBeats, at: now, effects: &effects) }
@@ -345,7 +358,7 @@ extension DeviceSession {
         guard tags != sessionTags else { return }
         finish(.session, at: effective(at), effects: &effects)
         sessionTags = tags
-        deviceSampleMetadata = Self.sampleMetadata(device).merging(tags) { _, tag in tag }
+        context.metadata = Self.sampleMetadata(device).merging(tags) { _, tag in tag }
     }
 
     /// A checkpoint write failed: write again at the next interval, every series whole (the store may hold less

@@ -142,6 +142,8 @@ struct PipelineCore {
     /// Which session each device's series belong to.
     private var tagging = SessionTagging([])
     private var buffer: SinkBuffer
+    /// `handle`'s effects, kept between events for their arrays' storage.
+    private var reusedEffects = SessionEffects()
     private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
     private var lastEventTime: Timestamp?
@@ -191,7 +193,13 @@ struct PipelineCore {
             slot.session.setSessionTags(tagging.tags(for: address), at: event.at, effects: &none)
         }
         lastSlot = slot
+        // The effects buffer is the pipeline's, emptied and reused: a notification allocates no array for them.
         var effects = SessionEffects()
+        swap(&effects, &reusedEffects)
+        defer {
+            effects.clear()
+            swap(&effects, &reusedEffects)
+        }
         switch event {
         case .connected(_, let info, let at): slot.session.connect(info, at: at, effects: &effects)
         case .notification(_, let bytes, let at): slot.session.notification(bytes, at: at, effects: &effects)

@@ -2,7 +2,22 @@
 struct ByteWriter {
     var bytes: [UInt8] = []
 
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    /// (Reserving 0 would give the empty array storage of its own: an allocation for nothing.)
+    init(capacity: Int) { if capacity > 0 { bytes.reserveCapacity(capacity) } }
+
+    /// A writer into `buffer`'s storage, emptied; `buffer` is left empty (it is moved, not shared, so that a buffer
+    /// kept from call to call is reused without an allocation). Give it back with `swap(&writer.bytes, &buffer)`.
+    static func reusing(_ buffer: inout [UInt8]) -> ByteWriter {
+        var writer = ByteWriter(capacity: 0)
+        swap(&writer.bytes, &buffer)
+        writer.bytes.removeAll(keepingCapacity: true)
+        return writer
+    }
+
+    /// `count` zero bytes (room for a header written afterwards).
+    mutating func zeros(_ count: Int) {
+        for _ in 0..<count { bytes.append(0) }
+    }
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
 

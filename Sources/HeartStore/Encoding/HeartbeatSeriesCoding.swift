@@ -15,10 +15,16 @@ public enum HeartbeatSeriesCoding {
     /// Encodes beats whose offsets are finite, non-negative and non-decreasing.
     public static func encode(_ beats: [Beat]) throws(SeriesCodingError) -> [UInt8] {
         var w = ByteWriter(capacity: 2 + beats.count * 2 + 8)
+        try encode(beats[...], into: &w)
+        return w.bytes
+    }
+
+    /// Appends the encoding of `beats` to `w` (a checkpoint's tail, without a blob of its own).
+    static func encode(_ beats: ArraySlice<Beat>, into w: inout ByteWriter) throws(SeriesCodingError) {
         w.byte(version)
         w.varint(UInt64(beats.count))
         var previous: Int64 = 0
-        for (i, beat) in beats.enumerated() {
+        for (i, beat) in zip(0..., beats) {
             let scaled = (beat.offset * ticksPerSecond).rounded()
             guard scaled.isFinite, scaled >= 0, scaled < maxTicks else {
                 throw SeriesCodingError(.unencodable, "beat \(i) has offset \(beat.offset) s, not a finite non-negative time")
@@ -30,7 +36,6 @@ public enum HeartbeatSeriesCoding {
             w.varint(UInt64(ticks - previous) << 1 | (beat.precededByGap ? 1 : 0))
             previous = ticks
         }
-        return w.bytes
     }
 
     /// Decodes a blob made by `encode`; throws `SeriesCodingError` on any malformed input.

@@ -25,6 +25,15 @@ public enum QuantitySeriesCoding {
 
     /// Encodes points (normally sorted by start) relative to `seriesStart`.
     public static func encode(_ points: [QuantityPoint], seriesStart: Date) throws(SeriesCodingError) -> [UInt8] {
+        var w = ByteWriter(capacity: 2 + points.count * 4 + 8)
+        try encode(points[...], seriesStart: seriesStart, into: &w)
+        return w.bytes
+    }
+
+    /// Appends the encoding of `points` to `w` (a checkpoint's tail, without a blob of its own). Each start is
+    /// converted once, as the next point's when the point before needs it.
+    static func encode(_ points: ArraySlice<QuantityPoint>, seriesStart: Date,
+                       into w: inout ByteWriter) throws(SeriesCodingError) {
         let base = seriesStart.timeIntervalSinceReferenceDate
         func millis(_ date: Date, _ i: Int) throws(SeriesCodingError) -> Int64 {
             let ms = ((date.timeIntervalSinceReferenceDate - base) * 1000).rounded()
@@ -33,25 +42,24 @@ public enum QuantitySeriesCoding {
             }
             return Int64(ms)
         }
-        var starts: [Int64] = []
-        starts.reserveCapacity(points.count)
-        for (i, p) in points.enumerated() { starts.append(try millis(p.start, i)) }
-
-        var w = ByteWriter(capacity: 2 + points.count * 4 + 8)
         w.byte(version)
         w.varint(UInt64(points.count))
         var previousStart: Int64 = 0
         var previousStep: Int64 = 0
         var previousDuration: Int64 = 0
         var previousValue: Int64 = 0
-        for (i, p) in points.enumerated() {
-            let start = starts[i]
+        var index = points.startIndex
+        var start = index < points.endIndex ? try millis(points[index].start, 0) : 0
+        for i in 0..<points.count {
+            let p = points[index]
+            index += 1
+            let next = index < points.endIndex ? try millis(points[index].start, i + 1) : nil
             let end = try millis(p.end, i)
             let duration = end &- start
             let kind: EndKind
             if end == start {
                 kind = .instant
-            } else if i + 1 < points.count && end == starts[i + 1] {
+            } else if end == next {
                 kind = .nextStart
             } else if duration == previousDuration {
                 kind = .sameDuration
@@ -74,8 +82,8 @@ public enum QuantitySeriesCoding {
             previousStart = start
             previousStep = step
             previousDuration = duration
+            start = next ?? 0
         }
-        return w.bytes
     }
 
     /// Decodes a blob made by `encode` with the same `seriesStart`; throws on any malformed input.

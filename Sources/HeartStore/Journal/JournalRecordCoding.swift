@@ -55,7 +55,7 @@ enum JournalRecordCoding {
         var writer = ByteWriter(capacity: 0)
         swap(&writer.bytes, &out)
         let start = writer.bytes.count
-        writer.bytes.append(contentsOf: repeatElement(0, count: frameHeaderSize))
+        writer.zeros(frameHeaderSize)
         payload(&writer)
         swap(&writer.bytes, &out)
         let size = out.count - start - frameHeaderSize

@@ -41,6 +41,9 @@ final class OpenSeriesJournal {
     /// What was journaled of each series since the journal was last emptied (deltas are written against it). A
     /// few series per sensor: searched, not hashed (this is read and written on every checkpoint).
     private var journaled: [(uuid: UUID, state: JournaledSeries)] = []
+    /// Scratch buffers of `JournalAppend`, kept from append to append (no allocation per checkpoint).
+    private var frames: [UInt8] = []
+    private var tail: [UInt8] = []
     /// Bytes after the last intact record when the file was opened (a write cut short by a crash).
     private var damagedOnOpen = 0
     /// The file holds records of an older version: they are read, but nothing is appended until `reset`.
@@ -115,10 +118,11 @@ final class OpenSeriesJournal {
         guard !olderVersion else {
             throw StoreError(.corruptBlob, "\(path) holds records of an older heartd: recover them before journaling")
         }
-        let batch = try JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, base: base)
-        if let mapping, length + batch.bytes.count > mapping.reserved { reserveAhead(for: batch.bytes.count) }
+        let batch = try JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, frames: &frames, tail: &tail,
+                                      base: base)
+        if let mapping, length + frames.count > mapping.reserved { reserveAhead(for: frames.count) }
         if copy(batch) { return }
-        let bytes = batch.bytes
+        let bytes = frames
         let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
         if written == bytes.count {
             length += bytes.count
@@ -142,18 +146,18 @@ final class OpenSeriesJournal {
     func appendWithoutWaiting(_ updates: [SeriesCheckpoint], updatedAt: Date) -> Bool {
         guard !updates.isEmpty else { return true }
         guard !olderVersion, mapping != nil,
-              let batch = try? JournalAppend(updates, updatedAt: updatedAt, journaled: journaled,
-                                             base: { _ throws(StoreError) in throw Self.needsDatabase })
+              let batch = try? JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, frames: &frames,
+                                             tail: &tail, base: { _ throws(StoreError) in throw Self.needsDatabase })
         else { return false }
         return copy(batch)
     }
 
     private static let needsDatabase = StoreError(.notFound, "the series' base is in the database")
 
-    /// Copies `batch` into the reserved room after the last record; false where it does not fit.
+    /// Copies `batch`'s records (`frames`) into the reserved room after the last record; false where they do not fit.
     private func copy(_ batch: JournalAppend) -> Bool {
-        guard let mapping, batch.bytes.withUnsafeBytes({ mapping.write($0, at: length) }) else { return false }
-        length += batch.bytes.count
+        guard let mapping, frames.withUnsafeBytes({ mapping.write($0, at: length) }) else { return false }
+        length += frames.count
         batch.applied(to: &journaled)
         return true
     }

@@ -19,9 +19,22 @@ extension SeriesItems {
     /// The items from `index` on, encoded as a blob of their own (the series codec, relative to the series start).
     func encoded(from index: Int = 0, seriesStart: Date) throws(SeriesCodingError) -> [UInt8] {
         switch self {
-        case .beats(let beats): try HeartbeatSeriesCoding.encode(index == 0 ? beats : Array(beats[index...]))
+        case .beats(let beats):
+            var w = ByteWriter(capacity: 2 + (beats.count - index) * 2 + 8)
+            try HeartbeatSeriesCoding.encode(beats[index...], into: &w)
+            return w.bytes
         case .points(let points):
-            try QuantitySeriesCoding.encode(index == 0 ? points : Array(points[index...]), seriesStart: seriesStart)
+            var w = ByteWriter(capacity: 2 + (points.count - index) * 4 + 8)
+            try QuantitySeriesCoding.encode(points[index...], seriesStart: seriesStart, into: &w)
+            return w.bytes
+        }
+    }
+
+    /// Appends the items' blob to `w` (what `encoded(seriesStart:)` returns, without an array of its own).
+    func encode(seriesStart: Date, into w: inout ByteWriter) throws(SeriesCodingError) {
+        switch self {
+        case .beats(let beats): try HeartbeatSeriesCoding.encode(beats[...], into: &w)
+        case .points(let points): try QuantitySeriesCoding.encode(points[...], seriesStart: seriesStart, into: &w)
         }
     }
 

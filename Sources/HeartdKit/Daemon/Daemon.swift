@@ -49,9 +49,13 @@ public struct Daemon: Sendable {
                                           hub.publish(event)
                                           monitor.observe(event)
                                           statusLine?.observe(event)
-                                          if case .connected = event { startupPages.startupWork() }
-                                          if let probe, case .heartRate = event { probe.value() }
-                                          if exitOnDisconnect, case .disconnected = event { stop.continuation.yield() }
+                                          // One switch on the tag, binding nothing: it runs for every value.
+                                          switch event {
+                                          case .connected: startupPages.startupWork()
+                                          case .heartRate: probe?.value()
+                                          case .disconnected: if exitOnDisconnect { stop.continuation.yield() }
+                                          case .beats, .battery, .seriesFinished: break
+                                          }
                                       })
         // Sessions active before a crash or stop are active again: their devices' series keep being tagged.
         do {
