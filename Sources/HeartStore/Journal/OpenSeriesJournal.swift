@@ -23,7 +23,8 @@ import Posix
 final class OpenSeriesJournal {
     /// Address space mapped for appends (the compaction threshold is 1 MiB); beyond it appends use `pwrite`.
     static let mappedCapacity = 8 << 20
-    /// Blocks reserved past the last record when an append finds no room (not beyond the compaction threshold).
+    /// Blocks reserved past the last record when the journal is opened or emptied, or an append finds no room (not
+    /// beyond the compaction threshold).
     static let reserveAhead = 64 << 10
 
     /// The headers of the journal's versions, oldest first; new journals get the last (docs/ARCHITECTURE.md).
@@ -80,7 +81,10 @@ final class OpenSeriesJournal {
                 guard ftruncate(fd, off_t(scan.validLength)) == 0 else { throw Self.error("cannot truncate", path) }
             }
         }
-        if compactionBytes != nil { mapping = try? SharedFileMapping(fd: fd, capacity: Self.mappedCapacity) }
+        if compactionBytes != nil {
+            mapping = try? SharedFileMapping(fd: fd, capacity: Self.mappedCapacity)
+            reserveAhead(for: 0)  // the first checkpoints need not wait for the store writer
+        }
     }
 
     deinit { close(fd) }
@@ -189,7 +193,8 @@ final class OpenSeriesJournal {
         journaled = []
         damagedOnOpen = 0
         olderVersion = false
-        mapping?.fileResized(to: length)  // an emptied journal is its header; room is reserved at the next append
+        mapping?.fileResized(to: length)
+        reserveAhead(for: 0)  // an emptied journal is its header and zeros: no record
     }
 
     /// Reads the whole file and applies its records (`JournalScan`).
