@@ -15,12 +15,18 @@ public struct PropertyValueTap: Sendable {
     public let handler: @Sendable (_ path: String, _ sender: String?, _ value: [UInt8]) -> Bool
     private let path = RepeatedCString()
     private let sender = RepeatedCString()
+    /// `interface` and `property` as C strings, made once: passing the `String`s to `strcmp` built a C string of
+    /// each, and freed it, for every value.
+    private let interfaceC: ContiguousArray<CChar>
+    private let propertyC: ContiguousArray<CChar>
 
     public init(interface: String, property: String,
                 handler: @escaping @Sendable (_ path: String, _ sender: String?, _ value: [UInt8]) -> Bool) {
         self.interface = interface
         self.property = property
         self.handler = handler
+        interfaceC = interface.utf8CString
+        propertyC = property.utf8CString
     }
 
     /// Tries the short cut on an incoming signal; true when it was consumed.
@@ -28,13 +34,17 @@ public struct PropertyValueTap: Sendable {
         guard dbus_message_has_member(msg, "PropertiesChanged") != 0,
               dbus_message_has_interface(msg, "org.freedesktop.DBus.Properties") != 0,
               dbus_message_has_signature(msg, "sa{sv}as") != 0,
-              let value = Self.value(of: msg, interface: interface, property: property),
+              let value = interfaceC.withUnsafeBufferPointer({ interface in
+                  propertyC.withUnsafeBufferPointer { property in
+                      Self.value(of: msg, interface: interface.baseAddress!, property: property.baseAddress!)
+                  }
+              }),
               let pathP = dbus_message_get_path(msg) else { return false }
         return handler(path.string(pathP), dbus_message_get_sender(msg).map(sender.string), value)
     }
 
     /// The `ay` value of `property` when it is the only change and nothing is invalidated.
-    static func value(of msg: OpaquePointer, interface: String, property: String) -> [UInt8]? {
+    static func value(of msg: OpaquePointer, interface: UnsafePointer<CChar>, property: UnsafePointer<CChar>) -> [UInt8]? {
         var it = DBusMessageIter()
         guard dbus_message_iter_init(msg, &it) != 0 else { return nil }
         var p: UnsafePointer<CChar>? = nil

@@ -43,8 +43,9 @@ public final class BackgroundSink: SeriesSink, Sendable {
     }
 
     private let inner: any SeriesSink
-    /// `inner`, when it can take checkpoints without waiting.
-    private let immediate: (any ImmediateCheckpointSink)?
+    /// `inner`'s `writeCheckpointsWithoutWaiting`, when it has one (a closure: calling through the existential
+    /// copied the sink struct, retains and all, for every checkpoint).
+    private let immediate: (@Sendable ([SeriesCheckpoint]) -> Bool)?
     private let logger: Logger
     private let wake: WakeSignal
     private let state: Mutex<State>
@@ -54,7 +55,11 @@ public final class BackgroundSink: SeriesSink, Sendable {
     public init(_ inner: any SeriesSink, memoryBufferBeats: Int, retryInterval: Double = 1,
                 logger: Logger = Logger(label: "heartd.store", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.inner = inner
-        immediate = inner as? any ImmediateCheckpointSink
+        if let sink = inner as? any ImmediateCheckpointSink {
+            immediate = { open in sink.writeCheckpointsWithoutWaiting(open) }
+        } else {
+            immediate = nil
+        }
         self.logger = logger
         self.retryInterval = retryInterval
         state = Mutex(State(buffer: SinkBuffer(capacityBeats: memoryBufferBeats)))
@@ -100,7 +105,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
     /// queued either way.
     public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         // Only the pipeline adds checkpoints (one call at a time), so "in step" cannot change before the write.
-        if let immediate, state.withLock({ $0.checkpointsInStep }), immediate.writeCheckpointsWithoutWaiting(open) {
+        if let immediate, state.withLock({ $0.checkpointsInStep }), immediate(open) {
             return
         }
         let resend = state.withLock { s -> Bool in
@@ -110,29 +115,6 @@ public final class BackgroundSink: SeriesSink, Sendable {
         }
         schedule()
         if resend { throw SinkError(.unavailable, "a checkpoint write failed: the next checkpoint sends whole series") }
-    }
-
-    /// Adds `newer` checkpoints after `pending` ones: a series already waiting gets one checkpoint for both. False
-    /// when a change did not follow the one waiting (it replaces it; the pipeline must then send it whole).
-    static func merge(_ newer: [SeriesCheckpoint], after pending: inout [SeriesCheckpoint]) -> Bool {
-        guard !pending.isEmpty else {
-            pending = newer  // the usual case: the writer took the previous ones
-            return true
-        }
-        var inStep = true
-        for update in newer {
-            guard let i = pending.firstIndex(where: { $0.uuid == update.uuid }) else {
-                pending.append(update)
-                continue
-            }
-            if let merged = pending[i].followed(by: update) {
-                pending[i] = merged
-            } else {
-                pending[i] = update
-                inStep = false
-            }
-        }
-        return inStep
     }
 
     public func upsertDevice(_ device: DeviceInfo) {
