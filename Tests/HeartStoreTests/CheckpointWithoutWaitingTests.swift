@@ -62,6 +62,25 @@ import Testing
         #expect(writer.writeWithoutWaiting([Delta.change(Delta.beats, UUID(), 1)]), "with room reserved again")
     }
 
+    @Test func aCleanStopGivesTheReservedRoomBackAndKeepsTheRecords() throws {
+        let dir = try TempDirectory()
+        let db = try HeartDatabase(path: dir.databasePath)
+        let open = UUID(), saved = UUID()
+        let writer = try CheckpointWriter(database: db)
+        #expect(writer.writeWithoutWaiting([Delta.change(Delta.beats, open, 1), Delta.change(Delta.beats, saved, 1)]))
+        writer.closed([saved])
+        let records = try JournalScan(try Self.fileBytes(db), path: "journal").validLength
+        #expect(try Self.fileBytes(db).count > records, "room reserved past the records")
+        try writer.releaseReservedRoom()
+        #expect(try Self.fileBytes(db).count == records, "a stopped daemon leaves its records and nothing after them")
+        // Still a journal: the next append reserves again, and both checkpoints are recovered.
+        try writer.write([Delta.change(Delta.beats, open, 2)])
+        #expect(writer.writeWithoutWaiting([Delta.change(Delta.beats, open, 3)]))
+        writer.closed([open])
+        try writer.releaseReservedRoom()
+        #expect(try Self.fileBytes(db) == OpenSeriesJournal.fileHeader, "nothing open: the header alone")
+    }
+
     @Test func aTornCopyBeforeTheReservedZerosIsCountedAndCutOff() throws {
         let dir = try TempDirectory()
         let uuid = UUID()

@@ -99,6 +99,12 @@ public final class CheckpointWriter: Sendable {
         }
     }
 
+    /// A clean stop: the journal keeps its records (none once every series was saved) and gives back the room
+    /// reserved for appends, so a stopped daemon leaves a header-only journal.
+    public func releaseReservedRoom() throws(StoreError) {
+        try state.withLock { state throws(StoreError) in try state.journal?.releaseReservedRoom() }
+    }
+
     /// How many times the journal was compacted into the database.
     public var compactions: Int { state.withLock { $0.compactions } }
 

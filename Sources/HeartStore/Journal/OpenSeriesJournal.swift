@@ -182,6 +182,14 @@ final class OpenSeriesJournal {
         journaled.removeAll { uuids.contains($0.uuid) }
     }
 
+    /// Cuts the room reserved for appends off the file (a daemon stopping cleanly leaves only its records); the next
+    /// append reserves again.
+    func releaseReservedRoom() throws(StoreError) {
+        guard let mapping, mapping.reserved > length else { return }
+        guard ftruncate(fd, off_t(length)) == 0 else { throw Self.error("cannot truncate", path) }
+        mapping.fileResized(to: length)
+    }
+
     /// Empties the journal (its snapshots are in the database now).
     func reset() throws(StoreError) {
         guard ftruncate(fd, 0) == 0 else { throw Self.error("cannot truncate", path) }

@@ -105,6 +105,7 @@ public struct Daemon: Sendable {
         if configuration.series.endSessionsOnShutdown { endActiveSessions(database: database, logger: logger) }
         hub.finishAll()
         handler.changes.finishAll()
+        try? checkpoints.releaseReservedRoom()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")
         return await pipeline.status()
