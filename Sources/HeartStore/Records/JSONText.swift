@@ -35,8 +35,13 @@ enum JSONText {
         return object(members)
     }
 
-    /// A JSON string literal (RFC 8259 escapes; everything else as UTF-8).
+    /// A JSON string literal (RFC 8259 escapes; everything else as UTF-8). A string with nothing to escape (names,
+    /// versions, addresses: nearly all) is copied whole; appending it scalar by scalar was most of the cost of a
+    /// series' first checkpoint.
     static func string(_ s: String) -> String {
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + s + "\""
+        }
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
