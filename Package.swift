@@ -96,7 +96,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd",
+            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
