@@ -15,8 +15,8 @@ enum ClockDeadline {
         return monotonic(after: delay)
     }
 
-    static func monotonic<D: DurationProtocol>(after delay: D) -> UInt64 {
-        let now = MonotonicClock.nanoseconds()
+    /// `now`: the monotonic time to count from (read after the job's clock, so the delay only grows).
+    static func monotonic<D: DurationProtocol>(after delay: D, now: UInt64 = MonotonicClock.nanoseconds()) -> UInt64 {
         guard let delay = delay as? Duration, delay > .zero else { return now }
         let (seconds, attoseconds) = delay.components
         let nanoseconds = attoseconds / 1_000_000_000 + (attoseconds % 1_000_000_000 == 0 ? 0 : 1)

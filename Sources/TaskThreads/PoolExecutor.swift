@@ -11,10 +11,14 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
 
     init(_ configuration: TaskThreadPool.Configuration) {
         self.configuration = configuration
-        let retire = configuration.retireAfter.components
         state = Mutex(PoolState(limits: .init(
             kept: configuration.keptThreads, maximum: configuration.maximumThreads,
-            retireAfter: UInt64(max(0, retire.seconds)) * 1_000_000_000 + UInt64(max(0, retire.attoseconds / 1_000_000_000)))))
+            retireAfter: Self.nanoseconds(configuration.retireAfter), longJob: Self.nanoseconds(configuration.blockedAfter))))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 
     var statistics: TaskThreadPool.Statistics { state.withLock { $0.statistics } }

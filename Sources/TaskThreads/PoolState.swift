@@ -21,7 +21,7 @@ struct PoolState {
         var kept: Int
         var maximum: Int
         var retireAfter: UInt64  // nanoseconds
-        var longJob: UInt64 = 5_000_000
+        var longJob: UInt64
     }
 
     /// What the caller does once the mutex is released: unpark these threads, start this one.
@@ -56,6 +56,9 @@ struct PoolState {
     var coming = 0
     /// Threads running a job (`Worker.jobStarted` says since when).
     var running: [Worker] = []
+    /// The thread starting was started for a job from outside the pool: when it arrives and finds more jobs
+    /// waiting, it may start the next one freely too (a burst from outside gets threads one after the other).
+    var startedForOutside = false
     var stopping = false
     var statistics = TaskThreadPool.Statistics()
 
@@ -111,7 +114,7 @@ struct PoolState {
             statistics.jobsRun += 1
             worker.jobStarted = now
             running.append(worker)
-            return .run(job, balance(startFreely: arrival == .started))
+            return .run(job, balance(startFreely: arrival == .started && startedForOutside))
         }
         if (stopping && timed.isEmpty) || (!worker.kept && retires(idleSince: idleSince, now: now)) {
             threads -= 1
@@ -157,6 +160,7 @@ struct PoolState {
             coming += 1
             if worker.kept { keptThreads += 1 }
             statistics.threadsStarted += 1
+            startedForOutside = startFreely
             calls.start = worker
         }
         return calls

@@ -21,14 +21,18 @@ public final class TaskThreadPool: Sendable {
         public var maximumThreads: Int
         /// A thread beyond the kept ones exits after this long without work.
         public var retireAfter: Duration
+        /// A job that has run this long counts as blocking its thread (`PoolState`, the rule).
+        public var blockedAfter: Duration
 
         /// `keptThreads`: max(2, online CPUs), libdispatch's width for the same work.
         public init(name: String, keptThreads: Int = max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN))),
-                    maximumThreads: Int = 64, retireAfter: Duration = .seconds(60)) {
+                    maximumThreads: Int = 64, retireAfter: Duration = .seconds(60),
+                    blockedAfter: Duration = .milliseconds(5)) {
             self.name = name
             self.keptThreads = max(1, keptThreads)
             self.maximumThreads = max(self.keptThreads, maximumThreads)
             self.retireAfter = retireAfter
+            self.blockedAfter = blockedAfter
         }
     }
 

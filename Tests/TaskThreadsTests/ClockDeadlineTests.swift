@@ -26,11 +26,12 @@ import Testing
         func sleep(until deadline: Instant, tolerance: Ticks?) async throws {}
     }
 
-    @Test func aDelayIsRoundedUpNeverDown() {
-        let before = MonotonicClock.nanoseconds()
-        let deadline = ClockDeadline.monotonic(after: Duration.nanoseconds(1) + .init(secondsComponent: 0, attosecondsComponent: 1))
-        #expect(deadline >= before + 2)
-        #expect(deadline < MonotonicClock.nanoseconds() + 2)
+    @Test func aDelayIsRoundedUpToWholeNanosecondsNeverDown() {
+        let now: UInt64 = 1_000_000_000
+        let justOverOne = Duration.nanoseconds(1) + Duration(secondsComponent: 0, attosecondsComponent: 1)
+        #expect(ClockDeadline.monotonic(after: justOverOne, now: now) == now + 2)
+        #expect(ClockDeadline.monotonic(after: Duration.microseconds(1500), now: now) == now + 1_500_000)
+        #expect(ClockDeadline.monotonic(after: Duration.seconds(3), now: now) == now + 3_000_000_000)
     }
 
     @Test func instantsOfBothStandardClocksBecomeMonotonicDeadlines() {

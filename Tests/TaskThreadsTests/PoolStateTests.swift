@@ -33,7 +33,7 @@ final class HeldJobs: TaskExecutor, @unchecked Sendable {
     let held = HeldJobs()
 
     func state(kept: Int = 2, maximum: Int = 3) -> PoolState {
-        PoolState(limits: .init(kept: kept, maximum: maximum, retireAfter: 60 * Self.second))
+        PoolState(limits: .init(kept: kept, maximum: maximum, retireAfter: 60 * Self.second, longJob: 5_000_000))
     }
 
     /// A thread that has started and parked (no work was waiting).
