@@ -27,19 +27,16 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let source: PoolState.Source = onOwnThread ? .poolThread : .outside
-        let calls = state.withLock { $0.append(job, from: source) }
+        let calls = state.withLock { $0.append(job) }
         make(calls)
     }
 
     /// The tolerance is not used: a timed job runs as soon as it is due.
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?,
-                                  clock: C) {
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(at: instant, clock: clock))
     }
 
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?,
-                                  clock: C) {
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
         schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(after: delay))
     }
 
@@ -60,6 +57,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
     private func make(_ calls: PoolState.Calls) {
         for worker in calls.unpark { worker.parker.unpark() }
         if let worker = calls.start { start(worker) }
+        if let watcher = calls.startWatcher { start(watcher, watching: true) }
     }
 
     /// The runtime's generic executor reference (no actor): the job runs as it would on the default global
@@ -70,22 +68,22 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
     /// `unsafeBitCast` traps if its size ever changes, and `TaskThreadsGlobalTests` checks the hop stays inline.
     static let genericExecutor = unsafeBitCast((0, 0), to: UnownedSerialExecutor.self)
 
-    private func start(_ worker: Worker) {
-        let context = Unmanaged.passRetained(ThreadStart(pool: self, worker: worker)).toOpaque()
+    private func start(_ worker: Worker, watching: Bool = false) {
+        let context = Unmanaged.passRetained(ThreadStart(pool: self, worker: worker, watching: watching)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         var thread = pthread_t()
         let result = pthread_create(&thread, &attributes, { context in
             let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
-            start.pool.work(as: start.worker)
+            if start.watching { start.pool.watch(as: start.worker) } else { start.pool.work(as: start.worker) }
             return nil
         }, context)
         pthread_attr_destroy(&attributes)
         guard result != 0 else { return }
         Unmanaged<ThreadStart>.fromOpaque(context).release()
         let threadsLeft = state.withLock { s in
-            s.startFailed(worker)
+            if watching { s.watcher = nil; s.watcherAwake = false } else { s.startFailed(worker) }
             return s.threads
         }
         // With no thread at all nothing would ever run again; with some, the work waits for them.
@@ -114,6 +112,18 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
             }
         }
     }
+
+    /// The watcher's life (`PoolState.watch`): start a thread when jobs wait behind one that has run too long.
+    private func watch(as watcher: Worker) {
+        CurrentThread.setName(configuration.name)
+        while true {
+            switch state.withLock({ $0.watch(now: MonotonicClock.nanoseconds()) }) {
+            case .start(let worker): start(worker)
+            case .park(let deadline): watcher.parker.park(until: deadline)
+            case .exit: return
+            }
+        }
+    }
 }
 
 /// The key of the thread-specific value that says which pool a thread belongs to.
@@ -126,9 +136,11 @@ private let threadPoolKey: pthread_key_t = {
 private final class ThreadStart: Sendable {
     let pool: PoolExecutor
     let worker: Worker
+    let watching: Bool
 
-    init(pool: PoolExecutor, worker: Worker) {
+    init(pool: PoolExecutor, worker: Worker, watching: Bool) {
         self.pool = pool
         self.worker = worker
+        self.watching = watching
     }
 }

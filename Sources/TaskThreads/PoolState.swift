@@ -3,14 +3,13 @@ import Posix
 /// Everything the pool's threads share, behind the pool's mutex, and the rule for threads.
 ///
 /// **The rule.** A ready job no thread is on its way to calls a parked thread (the most recently parked kept thread
-/// first, the timekeeper last). If none is parked, a new thread is started — one start at a time, up to `maximum`
-/// — when the job comes from outside the pool (a D-Bus reply resumed on libdbus's queue, the main queue), or while
-/// a thread started for such a job finds more waiting, or when a running job has run for `longJob` (5 ms): it is
-/// probably blocked (a slow SQLite call inside a task). A job one of the pool's own jobs enqueues (a task resuming
-/// another, a child task) otherwise waits: the enqueuing thread is about to finish and takes it, which is what
-/// async code does all the time, and a thread started for it would only retire a minute later. So a blocked job
-/// delays others by a thread's start, or until the next enqueue finds it has run 5 ms. Threads up to `kept` are
-/// started as needed, kept for good and park with no timeout; a thread beyond them exits after `retireAfter`
+/// first, the timekeeper last). If none is parked and fewer than `kept` threads run, one is started. Otherwise every
+/// thread is running a job, and another thread is started (one start at a time, up to `maximum`) once one of those
+/// jobs has run `longJob` (5 ms): it is probably blocked (a slow SQLite call inside a task), while a shorter job
+/// frees its thread sooner than a new one would start — so a burst of short jobs starts no thread. The watcher, a
+/// thread of the pool that runs no jobs, waits for that moment (`watch`); it waits with a timeout only while a
+/// job is left behind busy threads. A job thus waits behind blocked ones 5 ms and a thread's start at most.
+/// Threads up to `kept` are kept for good and park with no timeout; a thread beyond them exits after `retireAfter`
 /// without work. One parked thread, the timekeeper, waits with a timeout: for the earliest timed job.
 /// When it leaves (its job is due, or it is called for a ready job), another parked thread takes the watch, or
 /// else the next thread to park; no thread is started only to watch the clock, so while every thread runs a job a
@@ -24,16 +23,14 @@ struct PoolState {
         var longJob: UInt64
     }
 
-    /// What the caller does once the mutex is released: unpark these threads, start this one.
+    /// What the caller does once the mutex is released: unpark these threads, start this one (and the watcher).
     struct Calls {
         var unpark: [Worker] = []
         var start: Worker?
+        var startWatcher: Worker?
     }
 
     enum Arrival { case started, afterJob, afterPark }
-
-    /// Who enqueued a job: a thread outside the pool, or a job running on one of its threads.
-    enum Source { case outside, poolThread }
 
     enum Step {
         case run(UnownedJob, Calls)
@@ -56,17 +53,19 @@ struct PoolState {
     var coming = 0
     /// Threads running a job (`Worker.jobStarted` says since when).
     var running: [Worker] = []
-    /// The thread starting was started for a job from outside the pool: when it arrives and finds more jobs
-    /// waiting, it may start the next one freely too (a burst from outside gets threads one after the other).
-    var startedForOutside = false
+    /// The watcher (started the first time a job is left behind busy threads), whether it is on its way to look,
+    /// and the time it waits for.
+    var watcher: Worker?
+    var watcherAwake = false
+    var watcherDeadline: UInt64?
     var stopping = false
     var statistics = TaskThreadPool.Statistics()
 
     init(limits: Limits) { self.limits = limits }
 
-    mutating func append(_ job: UnownedJob, from source: Source) -> Calls {
+    mutating func append(_ job: UnownedJob) -> Calls {
         ready.append(job)
-        return balance(startFreely: source == .outside)
+        return balance()
     }
 
     /// `fromPoolThread`: scheduled by a job running on one of the pool's threads. `Task.sleep` schedules its job
@@ -74,7 +73,7 @@ struct PoolState {
     /// no other thread is called for the watch.
     mutating func schedule(_ job: UnownedJob, deadline: UInt64, now: UInt64, fromPoolThread: Bool) -> Calls {
         statistics.timedJobs += 1
-        guard deadline > now else { return append(job, from: fromPoolThread ? .poolThread : .outside) }
+        guard deadline > now else { return append(job) }
         timed.insert(job, deadline: deadline)
         if fromPoolThread && timekeeper == nil { return Calls() }
         var calls = Calls()
@@ -85,9 +84,10 @@ struct PoolState {
             coming += 1
             calls.unpark.append(keeper)
         }
-        let more = balance(startFreely: false)
+        let more = balance()
         calls.unpark += more.unpark
         calls.start = more.start
+        calls.startWatcher = more.startWatcher
         return calls
     }
 
@@ -114,7 +114,7 @@ struct PoolState {
             statistics.jobsRun += 1
             worker.jobStarted = now
             running.append(worker)
-            return .run(job, balance(startFreely: arrival == .started && startedForOutside))
+            return .run(job, balance())
         }
         if (stopping && timed.isEmpty) || (!worker.kept && retires(idleSince: idleSince, now: now)) {
             threads -= 1
@@ -137,9 +137,8 @@ struct PoolState {
         return timed.isEmpty || timekeeper != nil
     }
 
-    /// Calls threads for the work no thread is on its way to (the rule above). `startFreely`: a new thread may be
-    /// started without a long-running job as evidence.
-    mutating func balance(startFreely: Bool) -> Calls {
+    /// Calls threads for the work no thread is on its way to (the rule above).
+    mutating func balance() -> Calls {
         var calls = Calls()
         while ready.count > coming, let worker = takeIdle() {
             calls.unpark.append(worker)
@@ -152,24 +151,30 @@ struct PoolState {
             calls.unpark.append(worker)
             coming += 1
         }
-        if ready.count > coming, starting == 0, threads < limits.maximum, !stopping,
-           startFreely || threads < limits.kept || aJobRunsLong() {
-            let worker = Worker(kept: keptThreads < limits.kept)
-            threads += 1
-            starting += 1
-            coming += 1
-            if worker.kept { keptThreads += 1 }
-            statistics.threadsStarted += 1
-            startedForOutside = startFreely
-            calls.start = worker
+        if ready.count > coming, starting == 0, threads < limits.maximum, !stopping {
+            if threads < limits.kept || aJobRunsLong(now: MonotonicClock.nanoseconds()) {
+                calls.start = startWorker()
+            } else {
+                callWatcher(&calls)
+            }
         }
         return calls
     }
 
+    /// Counts a new thread in; the caller starts it.
+    mutating func startWorker() -> Worker {
+        let worker = Worker(kept: keptThreads < limits.kept)
+        threads += 1
+        starting += 1
+        coming += 1
+        if worker.kept { keptThreads += 1 }
+        statistics.threadsStarted += 1
+        return worker
+    }
+
     /// Whether a running job has run for `longJob`: its thread is probably blocked.
-    private func aJobRunsLong() -> Bool {
-        let now = MonotonicClock.nanoseconds()
-        return running.contains { now &- $0.jobStarted >= limits.longJob }
+    func aJobRunsLong(now: UInt64) -> Bool {
+        running.contains { now &- $0.jobStarted >= limits.longJob }
     }
 
     /// The parked thread to call: the most recently parked kept one (warm, and the others may retire), then any
@@ -199,6 +204,10 @@ struct PoolState {
         while let worker = takeIdle() {
             calls.unpark.append(worker)
             coming += 1
+        }
+        if let watcher, !watcherAwake {
+            watcherAwake = true
+            calls.unpark.append(watcher)
         }
         return calls
     }

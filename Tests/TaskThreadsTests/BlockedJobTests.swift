@@ -67,7 +67,7 @@ import Testing
     }
 
     /// A pattern like the simulator's — a task wakes from a short sleep and hands a value to another task — while
-    /// a long sleep waits: the kept threads carry it, none is started for the clock.
+    /// a long sleep waits: the kept threads carry it, no thread beyond them is started.
     @Test func aSteadyStreamNeedsNoExtraThread() async {
         // A job preempted for 5 ms on a loaded machine would count as blocked: the rule for jobs from pool threads
         // alone is tested here.
@@ -76,8 +76,7 @@ import Testing
         let (values, continuation) = AsyncStream<Int>.makeStream()
         let consumer = Task(executorPreference: pool.executor) { await values.reduce(0) { count, _ in count + 1 } }
         let long = Task(executorPreference: pool.executor) { try? await Task.sleep(for: .seconds(30)) }
-        #expect(await eventually { pool.statistics.threads == 2 && pool.parkedThreads == 2 },
-                "\(pool.statistics), parked \(pool.parkedThreads)")
+        #expect(await eventually { pool.parkedThreads == pool.statistics.threads })
         let producer = Task(executorPreference: pool.executor) {
             for i in 0..<40 {
                 try? await Task.sleep(for: .milliseconds(5))
@@ -87,7 +86,7 @@ import Testing
         }
         await producer.value
         #expect(await consumer.value == 40)
-        #expect(pool.statistics.threadsStarted == 2)
+        #expect(pool.statistics.threadsStarted <= 2, "\(pool.statistics)")
         long.cancel()
         _ = await long.value
     }
@@ -103,6 +102,7 @@ import Testing
         }
         let sleeper = Task(executorPreference: pool.executor) { try await Task.sleep(for: .seconds(30)) }
         #expect(await eventually { pool.parkedThreads == pool.statistics.threads })
+        try await Task.sleep(for: .milliseconds(100))  // the watcher's last look, 5 ms after the burst's last job
         let before = PoolThreads.slices(named: "tt-idle")
         try await Task.sleep(for: .milliseconds(1500))
         let after = PoolThreads.slices(named: "tt-idle")

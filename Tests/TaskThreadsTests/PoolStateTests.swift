@@ -45,37 +45,47 @@ final class HeldJobs: TaskExecutor, @unchecked Sendable {
         return worker
     }
 
-    @Test func aJobWithNoParkedThreadStartsOneAtATimeUpToTheCap() throws {
-        defer { held.finish() }
-        var s = state(kept: 1, maximum: 2)
-        let jobs = held.make(3)
-        let first = s.append(jobs[0], from: .outside)
-        #expect(first.start?.kept == true && first.unpark.isEmpty)
-        #expect(s.append(jobs[1], from: .outside).start == nil, "one start at a time")
-        // The started thread takes a job and another waits: the next thread starts, beyond the kept one.
-        guard case .run(_, let calls) = s.next(for: first.start!, arrival: .started, idleSince: nil) else {
-            Issue.record("no job"); return
-        }
-        let second = try #require(calls.start)
-        #expect(!second.kept && s.threads == 2)
-        _ = s.append(jobs[2], from: .outside)
-        guard case .run(_, let more) = s.next(for: second, arrival: .started, idleSince: nil) else {
-            Issue.record("no job"); return
-        }
-        #expect(more.start == nil && s.threads == 2, "the cap")
-    }
-
-    @Test func aJobFromAPoolJobStartsAThreadOnlyWhenARunningJobHasRunLong() throws {
+    @Test func belowTheKeptCountAThreadStartsAtOnceAboveItTheWatcherWaitsForAJobToRunLong() throws {
         defer { held.finish() }
         var s = state(kept: 1, maximum: 3)
         let jobs = held.make(3)
-        let kept = try #require(s.append(jobs[0], from: .outside).start)
-        guard case .run = s.next(for: kept, arrival: .started, idleSince: nil) else { Issue.record("no job"); return }
-        // The job just started and enqueues another: its thread is about to be free and takes it.
-        #expect(s.append(jobs[1], from: .poolThread).start == nil)
-        // It has now run 10 ms: probably blocked, so the next job gets a thread of its own.
+        let first = s.append(jobs[0])
+        let kept = try #require(first.start)
+        #expect(kept.kept && first.unpark.isEmpty && first.startWatcher == nil)
+        #expect(s.append(jobs[1]).start == nil, "one start at a time")
+        // The kept thread takes a job; the other waits behind it, which has just started: no thread, the watcher.
+        guard case .run(_, let calls) = s.next(for: kept, arrival: .started, idleSince: nil) else {
+            Issue.record("no job"); return
+        }
+        #expect(calls.start == nil)
+        #expect(calls.startWatcher != nil)
+        let started = kept.jobStarted
+        guard case .park(let until) = s.watch(now: started + 1_000_000) else { Issue.record("did not park"); return }
+        #expect(until == started + 5_000_000)
+        // At that time the job has run 5 ms: probably blocked, so the job behind it gets a thread of its own.
+        guard case .start(let extra) = s.watch(now: started + 5_000_000) else { Issue.record("no start"); return }
+        #expect(!extra.kept && s.threads == 2)
+        // A job arriving behind a job that has run long starts the next thread itself (once that one is up).
         kept.jobStarted -= 10_000_000
-        #expect(s.append(jobs[2], from: .poolThread).start?.kept == false)
+        _ = s.append(jobs[2])
+        guard case .run(_, let more) = s.next(for: extra, arrival: .started, idleSince: nil) else {
+            Issue.record("no job"); return
+        }
+        #expect(more.start != nil && s.threads == 3, "evidence: the kept thread's job has run long")
+        if case .park(nil) = s.watch(now: started + 6_000_000) {} else { Issue.record("the watcher should rest") }
+    }
+
+    @Test func atTheCapNoThreadStartsAndTheWatcherRests() throws {
+        defer { held.finish() }
+        var s = state(kept: 1, maximum: 1)
+        let jobs = held.make(2)
+        let kept = try #require(s.append(jobs[0]).start)
+        guard case .run(_, let calls) = s.next(for: kept, arrival: .started, idleSince: nil) else {
+            Issue.record("no job"); return
+        }
+        kept.jobStarted -= 10_000_000
+        let behind = s.append(jobs[1])
+        #expect(calls.start == nil && calls.startWatcher == nil && behind.start == nil && behind.startWatcher == nil)
     }
 
     @Test func theMostRecentlyParkedKeptThreadIsCalledAndTheTimekeeperLast() {
@@ -88,9 +98,9 @@ final class HeldJobs: TaskExecutor, @unchecked Sendable {
         #expect(s.timekeeper == nil)
         let c = parked(&s, kept: false)
         #expect(s.timekeeper === c && s.timekeeperDeadline == .max - 1)
-        #expect(s.append(held.make(1).last!, from: .outside).unpark.map(ObjectIdentifier.init) == [ObjectIdentifier(b)])
-        #expect(s.append(held.make(1).last!, from: .outside).unpark.map(ObjectIdentifier.init) == [ObjectIdentifier(a)])
-        let last = s.append(held.make(1).last!, from: .outside)
+        #expect(s.append(held.make(1).last!).unpark.map(ObjectIdentifier.init) == [ObjectIdentifier(b)])
+        #expect(s.append(held.make(1).last!).unpark.map(ObjectIdentifier.init) == [ObjectIdentifier(a)])
+        let last = s.append(held.make(1).last!)
         #expect(last.unpark.map(ObjectIdentifier.init) == [ObjectIdentifier(c)])
         #expect(s.timekeeper == nil)
     }
