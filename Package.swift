@@ -32,6 +32,8 @@ let package = Package(
         ]),
         // The structured log fields (HEARTD_DEVICE, HEARTD_ADAPTER, HEARTD_SERIES, MESSAGE_ID): one name each.
         .target(name: "LogFields", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // Swift concurrency's global executor on threads of our own: no libdispatch worker pool and its monitor tick.
+        .target(name: "TaskThreads", dependencies: ["Posix"]),
         // One timerfd thread for many deadlines: what wakes the daemon instead of periodic ticks.
         .target(name: "Timers", dependencies: ["CLinux", "Posix"]),
         // Generic BlueZ client: D-Bus names, errors, the ObjectManager mirror, Adapter/Device/Characteristic handles,
@@ -94,7 +96,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd",
+            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -118,6 +120,10 @@ let package = Package(
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "TimersTests", dependencies: ["Timers"]),
+        .testTarget(name: "TaskThreadsTests", dependencies: ["Posix", "TaskThreads", "TestBus"]),
+        // A program that installs the pool as the global executor and checks what reaches it (TaskThreadsTests
+        // runs it: the installation only takes in a fresh process).
+        .executableTarget(name: "TaskThreadsCheck", dependencies: ["TaskThreads"], path: "Tests/TaskThreadsCheck"),
         .testTarget(name: "LogFieldsTests", dependencies: ["LogFields", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestBus", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "DBus", "Posix"], resources: [.copy("Fixtures")]),

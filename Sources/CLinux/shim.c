@@ -2,6 +2,7 @@
 #include "CLinux.h"
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <errno.h>
 #include <link.h>
 #include <stddef.h>
@@ -91,6 +92,18 @@ int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max
         hangup[i] = (events[i].events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR)) != 0;
     }
     return n;
+}
+
+int clinux_sem_wait_until(sem_t *sem, long long deadline_ns) {
+    if (deadline_ns < 0) {
+        while (sem_wait(sem) != 0) {}  /* EINTR only: sem is valid */
+        return 1;
+    }
+    struct timespec at = { .tv_sec = (time_t)(deadline_ns / 1000000000LL), .tv_nsec = (long)(deadline_ns % 1000000000LL) };
+    for (;;) {
+        if (sem_clockwait(sem, CLOCK_MONOTONIC, &at) == 0) return 1;
+        if (errno != EINTR) return 0;  /* ETIMEDOUT (EINVAL cannot happen: tv_nsec is in range) */
+    }
 }
 
 int clinux_gettid(void) {

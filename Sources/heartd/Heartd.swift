@@ -6,7 +6,7 @@ import HeartQueries
 import Logging
 import Systemd
 
-@main
+/// The command line (`HeartdMain` is the program's entry and runs it).
 struct Heartd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heartd",

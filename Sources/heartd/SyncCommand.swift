@@ -53,11 +53,14 @@ struct SyncCommand: AsyncParsableCommand {
 /// Cancels a task on SIGTERM or SIGINT.
 final class SignalCancellation {
     private let sources: [any DispatchSourceSignal]
+    // A serial queue runs on libdispatch's overcommit threads; a global queue's would start its worker-pool
+    // monitor, a one-second tick for the life of the process (docs/ARCHITECTURE.md, "No periodic tick anywhere").
+    private static let queue = DispatchQueue(label: "heartd.sync.signals")
 
     init(task: Task<Void, any Error>) {
         sources = [SIGTERM, SIGINT].map { signo in
             signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: Self.queue)
             source.setEventHandler { task.cancel() }
             source.resume()
             return source

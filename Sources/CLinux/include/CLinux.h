@@ -3,6 +3,7 @@
 /* Linux socket calls Swift's Glibc module does not export: glibc declares recvmmsg and struct mmsghdr only
  * under _GNU_SOURCE, and SO_TIMESTAMPNS / CMSG_* are macros. The implementations are in shim.c (built with
  * _GNU_SOURCE); this header stays importable without it. */
+#include <semaphore.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -48,6 +49,11 @@ int clinux_epoll_remove(int epfd, int fd);
 /* epoll_wait for at most `max` (<= 64) ready descriptors: their tokens, and hangup[i] = 1 when the kernel reported
  * EPOLLHUP, EPOLLRDHUP or EPOLLERR. The count, or -1 + errno. */
 int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max, int timeout_ms);
+
+/* Waits for a post of `sem` until the absolute CLOCK_MONOTONIC time `deadline_ns` (sem_clockwait, glibc >= 2.30;
+ * deadline_ns < 0: no limit), retrying when a signal interrupts the wait. 1: a post was taken, 0: the deadline
+ * passed. A wall-clock change moves nothing (sem_timedwait would wait on CLOCK_REALTIME). */
+int clinux_sem_wait_until(sem_t *sem, long long deadline_ns);
 
 /* The calling thread's kernel id (gettid). */
 int clinux_gettid(void);
