@@ -19,6 +19,7 @@ extension HeartDatabase {
     }
 
     static func upsertDevice(_ info: DeviceInfo, firstSeen: Date, lastSeen: Date, in db: Database) throws -> Int64 {
+        if let id = try upsertDeviceByAddress(info, firstSeen: firstSeen, lastSeen: lastSeen, in: db) { return id }
         let existing: DeviceRecord?
         if let address = info.localIdentifier {
             // A cached statement: this runs with every save of finished series.
@@ -45,6 +46,40 @@ extension HeartDatabase {
         if firstSeen < record.firstSeen { record.firstSeen = firstSeen; changed = true }
         if lastSeen > record.lastSeen { record.lastSeen = lastSeen; changed = true }
         if changed { try record.update(db) }
+        return id
+    }
+
+    /// The common cases of every save, through cached statements: a device unknown under its address is inserted,
+    /// and one stored exactly as `info` describes it only has its seen dates widened. Returns its id; nil when the
+    /// device has no address or its row differs from `info`, for the general path. The row's columns are compared
+    /// as stored (the metadata as its JSON text, which `StoreCoding.json` writes with sorted keys): decoding the row
+    /// (`JSONDecoder` for the metadata) and the record API's UPDATE cost most of a save and brought their code back
+    /// into memory with every finished series (docs/BENCHMARKS.md, "Memory"). A row whose metadata text differs
+    /// from ours only in form (written otherwise) takes the general path, which compares decoded values.
+    static func upsertDeviceByAddress(_ info: DeviceInfo, firstSeen: Date, lastSeen: Date, in db: Database) throws -> Int64? {
+        guard let address = info.localIdentifier else { return nil }
+        let described = [info.name, info.manufacturer, info.model, info.hardwareVersion, info.firmwareVersion,
+                         info.softwareVersion, info.udiDeviceIdentifier, StoreCoding.json(info.metadata)]
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT id, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion,
+                udiDeviceIdentifier, metadata, firstSeen, lastSeen FROM devices WHERE address = ?
+            """), arguments: [address]) else {
+            try db.cachedStatement(sql: """
+                INSERT INTO devices (name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion,
+                    udiDeviceIdentifier, metadata, address, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: StatementArguments(described + [address])
+                    + [StoreCoding.seconds(firstSeen), StoreCoding.seconds(lastSeen)])
+            return db.lastInsertedRowID
+        }
+        let stored = try (1...8).map { index throws -> String? in try row.decode(atIndex: index) }
+        guard stored == described else { return nil }
+        let id: Int64 = try row.decode(atIndex: 0)
+        let storedFirst: Double = try row.decode(atIndex: 9), storedLast: Double = try row.decode(atIndex: 10)
+        let first = min(storedFirst, StoreCoding.seconds(firstSeen)), last = max(storedLast, StoreCoding.seconds(lastSeen))
+        if first != storedFirst || last != storedLast {
+            try db.cachedStatement(sql: "UPDATE devices SET firstSeen = ?, lastSeen = ? WHERE id = ?")
+                .execute(arguments: [first, last, id])
+        }
         return id
     }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """gateway-cpu.py HEARTD [--sensors 16] [--rate 1] [--seconds 30] [--subscribe start-notify|acquire-notify]
-(without --subscribe: heartd's default, AcquireNotify)
+                [--set KEY=VALUE ...]
+(without --subscribe: heartd's default, AcquireNotify; --set passes heartd a setting, e.g. series.max_values=50)
 
 heartd's whole CPU (its process CPU clock: every thread, exited ones too; the store included) while N sensors
 (default 16, on 3 adapters of 6 slots) stream R notifications a second each (default 1) from the project's fake
@@ -40,9 +41,11 @@ def main():
     ap.add_argument("--rate", type=float, default=1.0)
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--subscribe", default=None, help="default: heartd's own (acquire-notify)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for heartd")
     args = ap.parse_args()
     addresses = ["A0:9E:1A:7C:02:%02X" % i for i in range(1, args.sensors + 1)]
-    gw = Gateway(args.heartd, addresses, "heartd-gw.", ["--subscribe", args.subscribe] if args.subscribe else [])
+    extra = (["--subscribe", args.subscribe] if args.subscribe else []) + [a for s in args.set for a in ("--set", s)]
+    gw = Gateway(args.heartd, addresses, "heartd-gw.", extra)
     heartd, ctl = gw.heartd, gw.ctl
     try:
         if not gw.wait_subscribed({"acquire-notify": "fd_open", "start-notify": "subscribed"}.get(args.subscribe)):

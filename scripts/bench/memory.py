@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""heartd's resident memory: idle (no sensor), with 16 sensors connected and silent, and with 16 sensors streaming,
-spread over 3 adapters of 6 slots (a gateway), for one or more heartd binaries side by side (e.g. the static build
-and the dynamic one).
+"""heartd's resident memory: idle (no sensor), with 16 sensors connected and silent, with 16 sensors streaming, and
+with 16 sensors streaming after their series rotated, spread over 3 adapters of 6 slots (a gateway), for one or
+more heartd binaries side by side (e.g. the static build and the dynamic one).
 
 Runs each binary against the project's fake BlueZ on a private bus (scripts/bench/gateway_fixture.py), prints a
 markdown table with a column per binary, then where the resident memory of each streaming daemon is
 (/proc/PID/smaps grouped by mapping: RSS, of which dirty, i.e. the process's own, and the pages touched during
 the stream's last seconds: the steady state's working set). Every figure is read once start-up has settled
-(--settle s after heartd's start), the peak beside it is what start-up took.
+(--settle s after heartd's start), the peak beside it is what start-up took. The last row is the long run: a series
+rotates after 1000 values (~17 min at 1/s, ~4 min at 4/s), and finishing and saving it runs code the stream
+alone does not; there the series hold --settle s of values (series.max_values), so they rotate once start-up's
+pages are handed back, and the figure is read --seconds after that rotation.
 usage: memory.py HEARTD [HEARTD ...] [--rate 4] [--seconds 10] [--settle 75] [--env NAME=VALUE ...]
        a binary may be given as LABEL=PATH; --env applies to every heartd started (e.g. MALLOC_ARENA_MAX=1).
 """
@@ -70,20 +73,29 @@ def measure(heartd, rate, seconds, settle, env):
     settled_rss("16 sensors connected, silent", None, True)
     # As a strap does, each sensor streams from its subscription on: its first values open its series during
     # start-up; the working set is what the last `seconds` touched.
-    gw = Gateway(heartd, ADDRESSES, "heartd-mem.", env=env)
-    try:
-        gw.wait_subscribed()
-        for a in ADDRESSES:
-            gw.ctl.Stream(a, rate, dbus.UInt32(int(rate * (gw.started + settle + seconds + 5 - time.time()))))
-        sleep_until(gw.started + settle)
-        clear_referenced(gw.heartd.pid)
-        time.sleep(seconds)
-        rows.append(("16 sensors streaming %g/s each (the last %gs)" % (rate, seconds), *rss_mb(gw.heartd.pid)))
-        mappings = smaps(gw.heartd.pid)
-        gw.heartd.terminate()
-        gw.heartd.wait(timeout=20)
-    finally:
-        gw.stop()
+    def streaming(label, rotate):
+        values = int(rate * settle)
+        extra = ["--set", "series.max_values=%d" % values, "--set", "series.max_beats=%d" % values] if rotate else []
+        gw = Gateway(heartd, ADDRESSES, "heartd-mem.", extra, env=env)
+        try:
+            gw.wait_subscribed()
+            # The series rotate `settle` s after the stream starts, past the release; read `seconds` after that.
+            end = (time.time() + settle if rotate else gw.started + settle) + seconds
+            for a in ADDRESSES:
+                gw.ctl.Stream(a, rate, dbus.UInt32(int(rate * (end + 5 - time.time()))))
+            sleep_until(end - seconds)
+            clear_referenced(gw.heartd.pid)
+            time.sleep(seconds)
+            rows.append((label, *rss_mb(gw.heartd.pid)))
+            mappings[label] = smaps(gw.heartd.pid)
+            gw.heartd.terminate()
+            gw.heartd.wait(timeout=20)
+        finally:
+            gw.stop()
+
+    mappings = {}
+    streaming("16 sensors streaming %g/s each (the last %gs)" % (rate, seconds), False)
+    streaming("16 streaming, after a series rotation (the last %gs)" % seconds, True)
     return rows, mappings
 
 
@@ -106,15 +118,16 @@ def main():
     print("| RSS MB (peak) | %s |\n|---|%s" % (" | ".join(label for label, _, _ in results), "---:|" * len(results)))
     for i, (name, _, _) in enumerate(results[0][1]):
         print("| %s | %s |" % (name, " | ".join("%.1f (%.1f)" % (rows[i][1], rows[i][2]) for _, rows, _ in results)))
-    for label, _, mappings in results:
-        print("\n| %s, 16 sensors streaming: mapping | RSS KB | of which dirty KB | touched while streaming KB |"
-              "\n|---|---:|---:|---:|" % label)
-        for name, (kb, dirty, touched) in sorted(mappings.items(), key=lambda kv: -kv[1][0]):
-            if kb >= 64:
-                print("| %s | %d | %d | %d |" % (name, kb, dirty, touched))
-        small = [v for v in mappings.values() if v[0] < 64]
-        print("| %d smaller mappings | %d | %d | %d |" % (len(small), *(sum(v[i] for v in small) for i in range(3))))
-        print("| **all** | %d | %d | %d |" % tuple(sum(v[i] for v in mappings.values()) for i in range(3)))
+    for label, _, by_row in results:
+        for row, mappings in by_row.items():
+            print("\n| %s, %s: mapping | RSS KB | of which dirty KB | touched while streaming KB |"
+                  "\n|---|---:|---:|---:|" % (label, row.split(" (")[0]))
+            for name, (kb, dirty, touched) in sorted(mappings.items(), key=lambda kv: -kv[1][0]):
+                if kb >= 64:
+                    print("| %s | %d | %d | %d |" % (name, kb, dirty, touched))
+            small = [v for v in mappings.values() if v[0] < 64]
+            print("| %d smaller mappings | %d | %d | %d |" % (len(small), *(sum(v[i] for v in small) for i in range(3))))
+            print("| **all** | %d | %d | %d |" % tuple(sum(v[i] for v in mappings.values()) for i in range(3)))
 
 
 main()

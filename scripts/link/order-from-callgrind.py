@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""order-from-callgrind.py BINARY CALLGRIND_OUT... > heartd.order
+"""order-from-callgrind.py BINARY CALLGRIND_OUT... [--then CALLGRIND_OUT...] > heartd.order
 
 The functions of BINARY that the callgrind dumps show running (self cost > 0), hottest first, one mangled symbol a
 line: lld's --symbol-ordering-file (scripts/build-release.sh) places them together at the start of .text. Each
 dump counts by its own shares (a function's self cost over the dump's total in BINARY), so a short window weighs
-as much as a long one. Names valgrind could not give (bare addresses) and symbols not defined in BINARY are left out.
+as much as a long one. The dumps after --then (the periodic work: series rotations and saves) add their functions
+not listed yet after the others, so that work lies together too without spreading the steady state's pages. Names valgrind could not give (bare addresses) and symbols not defined in BINARY are left out.
 The dumps should be taken with --demangle=no (scripts/link/callgrind-heartd.sh): the linker matches mangled names.
 """
 import re
@@ -49,13 +50,8 @@ def self_costs(path, obj):
     return costs
 
 
-def main():
-    binary, dumps = sys.argv[1], sys.argv[2:]
-    if not dumps:
-        sys.exit(__doc__)
-    nm = subprocess.run(["nm", "--defined-only", "--no-demangle", binary], check=True, capture_output=True,
-                        text=True, errors="replace").stdout
-    defined = {f[2] for f in (l.split() for l in nm.splitlines()) if len(f) == 3 and f[1] in "tTwW"}
+def scores(binary, dumps, defined):
+    """Each function's summed share of the dumps' self cost in binary."""
     score = {}
     for path in dumps:
         costs = self_costs(path, binary.rsplit("/", 1)[-1])
@@ -63,8 +59,25 @@ def main():
         for name, cost in costs.items():
             if name in defined:
                 score[name] = score.get(name, 0.0) + cost / total
-    for name in sorted(score, key=lambda n: (-score[n], n)):
-        print(name)
+    return score
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 2 or args[1] == "--then":
+        sys.exit(__doc__)
+    binary, args = args[0], args[1:]
+    split = args.index("--then") if "--then" in args else len(args)
+    tiers = [args[:split], args[split + 1:]]
+    nm = subprocess.run(["nm", "--defined-only", "--no-demangle", binary], check=True, capture_output=True,
+                        text=True, errors="replace").stdout
+    defined = {f[2] for f in (l.split() for l in nm.splitlines()) if len(f) == 3 and f[1] in "tTwW"}
+    listed = set()
+    for dumps in tiers:
+        score = scores(binary, dumps, defined)
+        for name in sorted(score.keys() - listed, key=lambda n: (-score[n], n)):
+            print(name)
+        listed |= score.keys()
 
 
 if __name__ == "__main__":

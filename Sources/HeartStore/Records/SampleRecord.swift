@@ -3,9 +3,7 @@ import GRDB
 import HealthModel
 
 /// A row of `samples`: one finished sample with its aggregates and its encoded series.
-struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "samples"
-
+struct SampleRecord: Sendable, FetchableRecord {
     enum Columns {
         static let uuid = Column("uuid")
         static let type = Column("type")
@@ -98,25 +96,20 @@ struct SampleRecord: Sendable, FetchableRecord, PersistableRecord {
         contents = try row.withUnsafeData(named: "contents") { $0.map { [UInt8]($0) } ?? [] }
     }
 
-    func encode(to container: inout PersistenceContainer) throws {
-        container[Columns.uuid] = StoreCoding.uuidBlob(uuid)
-        container[Columns.type] = type
-        container[Columns.startDate] = StoreCoding.seconds(start)
-        container[Columns.endDate] = StoreCoding.seconds(end)
-        container[Columns.count] = count
-        container[Columns.average] = aggregates.average
-        container[Columns.minimum] = aggregates.minimum
-        container[Columns.maximum] = aggregates.maximum
-        container[Columns.mostRecent] = aggregates.mostRecent
-        container[Columns.sum] = aggregates.sum
-        container[Columns.deviceId] = deviceId
-        container[Columns.deviceSnapshot] = deviceSnapshot
-        container[Columns.metadata] = StoreCoding.json(metadata)
-        container[Columns.inheritsDeviceMetadata] = inheritsDeviceMetadata
-        container[Columns.syncIdentifier] = syncIdentifier
-        container[Columns.syncVersion] = syncVersion
-        container[Columns.anchor] = anchor
-        container[Columns.contents] = Data(contents)
+    /// Inserts the row through one cached statement. Not the record API: it builds its INSERT from the table's
+    /// schema at every call (~190 k instructions a sample), code that the save of each finished series would bring
+    /// back into memory for nothing else (docs/BENCHMARKS.md, "Memory").
+    func insert(_ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO samples (uuid, type, startDate, endDate, count, average, minimum, maximum, mostRecent, sum,
+                deviceId, deviceSnapshot, metadata, inheritsDeviceMetadata, syncIdentifier, syncVersion, anchor, contents)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                StoreCoding.uuidBlob(uuid), type, StoreCoding.seconds(start), StoreCoding.seconds(end), count,
+                aggregates.average, aggregates.minimum, aggregates.maximum, aggregates.mostRecent, aggregates.sum,
+                deviceId, deviceSnapshot, StoreCoding.json(metadata), inheritsDeviceMetadata, syncIdentifier,
+                syncVersion, anchor, Data(contents),
+            ])
     }
 
     /// The sample's whole metadata, given the device it was recorded with (the row's snapshot, else its device
