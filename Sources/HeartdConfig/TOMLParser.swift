@@ -1,32 +1,3 @@
-/// A value in heartd's TOML subset.
-public enum TOMLValue: Sendable, Equatable {
-    case string(String)
-    case integer(Int)
-    case float(Double)
-    case boolean(Bool)
-    case array([TOMLValue])
-
-    /// A short name of the type for error messages.
-    public var typeName: String {
-        switch self {
-        case .string: return "string"
-        case .integer: return "integer"
-        case .float: return "float"
-        case .boolean: return "boolean"
-        case .array: return "array"
-        }
-    }
-}
-
-/// One `key = value` with where it stood.
-public struct TOMLEntry: Sendable, Equatable {
-    /// The enclosing `[section]`, `nil` before the first section header.
-    public var section: String?
-    public var key: String
-    public var value: TOMLValue
-    public var line: Int
-}
-
 /// A parser for the TOML subset heartd.toml uses:
 /// `[section]` headers (bare names), `key = value` with bare keys, basic strings `"…"` with escapes
 /// (`\" \\ \n \t \r \b \f \uXXXX \UXXXXXXXX`), literal strings `'…'`, integers (sign, `_`
@@ -261,36 +232,4 @@ public struct TOMLParser {
         if let value = Self.float(text) { return .float(value) }
         throw error("invalid value '\(text)' (strings need quotes)")
     }
-
-    static func integer(_ text: String) -> Int? {
-        var body = Substring(text)
-        var negative = false
-        if body.first == "+" || body.first == "-" {
-            negative = body.first == "-"
-            body = body.dropFirst()
-        }
-        guard !body.isEmpty, !body.hasPrefix("_"), !body.hasSuffix("_"), !body.contains("__") else { return nil }
-        let digits = String(body.filter { $0 != "_" })
-        let value: Int?
-        if digits.hasPrefix("0x") {
-            value = Int(digits.dropFirst(2), radix: 16)
-        } else {
-            guard digits.allSatisfy(\.isASCIIDigit), digits == "0" || !digits.hasPrefix("0") else { return nil }
-            value = Int(digits)
-        }
-        guard let value else { return nil }
-        return negative ? -value : value
-    }
-
-    static func float(_ text: String) -> Double? {
-        let allowed = Set("0123456789+-.eE_")
-        guard text.allSatisfy({ allowed.contains($0) }), text.contains(where: \.isASCIIDigit) else { return nil }
-        let cleaned = String(text.filter { $0 != "_" })
-        guard let value = Double(cleaned), value.isFinite else { return nil }
-        return value
-    }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
