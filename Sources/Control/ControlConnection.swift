@@ -20,14 +20,10 @@ final class ControlConnection: @unchecked Sendable {
     private let handler: any ControlHandler
     private let policy: AccessPolicy
 
-    private var readSource: DispatchSourceRead?
-    private var writeSource: DispatchSourceWrite?
-    private var readSuspended = false
-    private var writeSuspended = true
+    private var sources = ConnectionSources()
 
     private var lines: LineBuffer
-    private var outgoing: [UInt8] = []
-    private var outgoingStart = 0
+    private var outgoing = OutgoingBytes()
     private var busy = false
     private var readEOF = false
     private var closeWhenFlushed = false
@@ -47,18 +43,8 @@ final class ControlConnection: @unchecked Sendable {
 
     /// Creates the dispatch sources. On the server queue.
     func start() {
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        read.setEventHandler { [weak self] in self?.readAvailable() }
-        write.setEventHandler { [weak self] in self?.flush() }
-        // The descriptor is closed only after both sources are cancelled (dispatch requirement).
-        let closer = DescriptorCloser(fd: fd, sources: 2)
-        let cancelled: @Sendable () -> Void = { closer.sourceCancelled() }
-        read.setCancelHandler(handler: cancelled)
-        write.setCancelHandler(handler: cancelled)
-        readSource = read
-        writeSource = write
-        read.resume()
+        sources.start(fd: fd, queue: queue, onReadable: { [weak self] in self?.readAvailable() },
+                      onWritable: { [weak self] in self?.flush() })
     }
 
     // MARK: - Reading
@@ -70,7 +56,7 @@ final class ControlConnection: @unchecked Sendable {
             if count > 0 {
                 lines.append(chunk.prefix(count))
                 pump()
-                if busy || readSuspended { return }
+                if busy || sources.readSuspended { return }
             } else if count == 0 {
                 clientFinishedSending()
                 return
@@ -196,9 +182,8 @@ final class ControlConnection: @unchecked Sendable {
 
     private func sendLine(_ line: [UInt8]) {
         guard !isClosed else { return }
-        outgoing.append(contentsOf: line)
-        outgoing.append(10)
-        if outgoing.count - outgoingStart > configuration.maxOutgoingBytes {
+        outgoing.append(line: line)
+        if outgoing.count > configuration.maxOutgoingBytes {
             close(reason: "client is not reading: more than \(configuration.maxOutgoingBytes) bytes queued")
             return
         }
@@ -206,31 +191,16 @@ final class ControlConnection: @unchecked Sendable {
     }
 
     private func flush() {
-        while !isClosed, outgoingStart < outgoing.count {
-            let sent = outgoing.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + outgoingStart, $0.count - outgoingStart, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
-            if sent >= 0 {
-                outgoingStart += sent
-            } else if errno == EINTR {
-                continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                setWriting(true)
-                if outgoingStart > 65536 {
-                    outgoing.removeFirst(outgoingStart)
-                    outgoingStart = 0
-                }
-                return
-            } else {
-                close(reason: "write failed: \(errnoText())")
-                return
-            }
-        }
         guard !isClosed else { return }
-        outgoing.removeAll(keepingCapacity: outgoing.capacity <= 1 << 20)
-        outgoingStart = 0
-        setWriting(false)
-        if closeWhenFlushed { close(reason: "closed after error") }
+        switch outgoing.send(to: fd) {
+        case .sent:
+            setWriting(false)
+            if closeWhenFlushed { close(reason: "closed after error") }
+        case .wouldBlock:
+            setWriting(true)
+        case .failed(let error):
+            close(reason: "write failed: \(error)")
+        }
     }
 
     // MARK: - Closing
@@ -241,7 +211,7 @@ final class ControlConnection: @unchecked Sendable {
         if watchTask != nil {
             // A watcher that half-closed is gone for good; stop streaming to it.
             close(reason: "client closed")
-        } else if outgoingStart >= outgoing.count {
+        } else if outgoing.isEmpty {
             close(reason: "client closed")
         } else {
             closeWhenFlushed = true
@@ -254,58 +224,17 @@ final class ControlConnection: @unchecked Sendable {
         isClosed = true
         watchTask?.cancel()
         watchTask = nil
-        // Suspended sources must be resumed before cancel (and before release).
-        if let readSource {
-            if readSuspended { readSource.resume() }
-            readSource.cancel()
-        }
-        if let writeSource {
-            if writeSuspended { writeSource.resume() }
-            writeSource.cancel()
-        }
-        readSuspended = false
-        writeSuspended = false
+        sources.cancel()
         server?.connectionClosed(self, reason: reason)
     }
 
     private func setReading(_ on: Bool) {
-        guard let readSource, !isClosed else { return }
-        if on, readSuspended {
-            readSuspended = false
-            readSource.resume()
-        } else if !on, !readSuspended {
-            readSuspended = true
-            readSource.suspend()
-        }
+        guard !isClosed else { return }
+        sources.setReading(on)
     }
 
     private func setWriting(_ on: Bool) {
-        guard let writeSource, !isClosed else { return }
-        if on, writeSuspended {
-            writeSuspended = false
-            writeSource.resume()
-        } else if !on, !writeSuspended {
-            writeSuspended = true
-            writeSource.suspend()
-        }
-    }
-}
-
-/// Closes a descriptor once every dispatch source using it has been cancelled.
-///
-/// `@unchecked Sendable`: `remaining` is only touched from cancel handlers, which run on the one
-/// serial queue the sources target.
-private final class DescriptorCloser: @unchecked Sendable {
-    private let fd: Int32
-    private var remaining: Int
-
-    init(fd: Int32, sources: Int) {
-        self.fd = fd
-        self.remaining = sources
-    }
-
-    func sourceCancelled() {
-        remaining -= 1
-        if remaining == 0 { Glibc.close(fd) }
+        guard !isClosed else { return }
+        sources.setWriting(on)
     }
 }
