@@ -64,4 +64,26 @@ struct AdapterLoad: Sendable {
                                  limitLearned: learned[$0.name] != nil)
         }
     }
+
+    /// Powered adapters that should look for a wanted device they do not see: one the plan could not place (every
+    /// adapter that sees it is full or refused it) or one failing on every adapter that sees it (AdapterPlanner's
+    /// rule 4). The plan can only use adapters that see a device, and an adapter stops discovering once every
+    /// wanted device is seen somewhere (lab: hci1 heard both sensors first and hci2 stopped listening, so the one
+    /// hci1 could not carry had nowhere to go). Only adapters with room look.
+    mutating func seekingAdapters(_ survey: AdapterSurvey, plan: [String: String]) -> Set<String> {
+        var assigned: [String: Int] = [:]
+        for adapter in plan.values { assigned[adapter, default: 0] += 1 }
+        let struggles = activeStruggles()
+        var seeking: Set<String> = []
+        for (address, seen) in survey.candidates where planner.pins[address] == nil {
+            let struggled = struggles[address] ?? []
+            guard plan[address] == nil || seen.isSubset(of: struggled) else { continue }
+            for adapter in survey.powered {
+                let name = adapter.lastPathComponent
+                if seen.contains(name) || struggled.contains(name) { continue }
+                if assigned[name, default: 0] < planner.limit(of: name) { seeking.insert(adapter) }
+            }
+        }
+        return seeking
+    }
 }
