@@ -7,10 +7,8 @@ import Synchronization
 /// The pipeline's state and logic (see `IngestPipeline`); callers hold its lock.
 struct PipelineCore {
     let settings: IngestSettings
-    private let sink: any SeriesSink
     private let logger: Logger
     private let makeUUID: @Sendable () -> UUID
-    private let onLiveEvent: (@Sendable (LiveEvent) -> Void)?
 
     /// Sessions in boxes: a session changes in place, without a copy out of the dictionary and back (a copy left
     /// behind would also share the builders' storage and make every insert copy the whole open series).
@@ -19,23 +17,16 @@ struct PipelineCore {
     private var lastSlot: SessionSlot?
     /// Which session each device's series belong to.
     private var tagging = SessionTagging([])
-    private var buffer: SinkBuffer
+    private var output: PipelineOutput
     /// `handle`'s effects, kept between events for their arrays' storage.
     private var reusedEffects = SessionEffects()
-    private var pendingDevices: [String: DeviceInfo] = [:]
     private var lastCheckpoint: Double?
     private var lastEventTime: Timestamp?
-    private var sinkFailing = false
-    private var checkpointsFailing = false
-    /// Live use: the real clock (CLOCK_MONOTONIC seconds), and when on it the last event, checkpoint and sink
-    /// retry happened; `onDeadline` learns when the next `tickLive` is needed.
-    private let liveClock: @Sendable () -> Double
-    private var lastLiveEvent: Double?
-    private var lastLiveCheckpoint: Double?
-    private var lastLiveRetry: Double?
-    private var published: Double??
+    /// Live use: the real clock and when on it things happened; `onDeadline` learns when the next `tickLive` is needed.
+    private var live: LiveSchedule
     var onDeadline: (@Sendable (Double?) -> Void)? {
-        didSet { published = nil }
+        get { live.onDeadline }
+        set { live.onDeadline = newValue }
     }
 
     /// - Parameters:
@@ -46,12 +37,11 @@ struct PipelineCore {
     init(settings: IngestSettings, sink: any SeriesSink, logger: Logger, makeUUID: @escaping @Sendable () -> UUID,
          liveClock: @escaping @Sendable () -> Double, onLiveEvent: (@Sendable (LiveEvent) -> Void)?) {
         self.settings = settings
-        self.liveClock = liveClock
-        self.sink = sink
+        self.live = LiveSchedule(clock: liveClock)
         self.logger = logger
         self.makeUUID = makeUUID
-        self.onLiveEvent = onLiveEvent
-        self.buffer = SinkBuffer(capacityBeats: settings.memoryBufferBeats)
+        self.output = PipelineOutput(sink: sink, logger: logger, capacityBeats: settings.memoryBufferBeats,
+                                     onLiveEvent: onLiveEvent)
     }
 
     /// Handles one source event.
@@ -84,7 +74,7 @@ struct PipelineCore {
         case .disconnected(_, let reason, let at): slot.session.disconnect(reason: reason, at: at, effects: &effects)
         case .battery(_, let percent, let at): slot.session.setBattery(percent, at: at, effects: &effects)
         }
-        deliver(effects)
+        output.deliver(effects)
     }
 
     /// Applies idle timeouts and maximum durations, retries a failed sink, and writes checkpoints of the open
@@ -106,7 +96,7 @@ struct PipelineCore {
                 sessions[address]?.session.tick(now: now, effects: &effects)
             }
         }
-        deliver(effects)
+        output.deliver(effects)
     }
 
     // MARK: live time (no periodic tick)
@@ -117,8 +107,8 @@ struct PipelineCore {
     /// A stream notifying about once per interval thus checkpoints from its own events and never needs the timer.
     mutating func handleLive(_ event: SourceEvent) {
         handle(event)
-        let real = liveClock()
-        lastLiveEvent = real
+        let real = live.clock()
+        live.lastEvent = real
         var sessionsDue = sessionDeadline()
         if let due = sessionsDue, event.at.monotonic >= due {
             tickSessions(now: event.at)
@@ -130,16 +120,16 @@ struct PipelineCore {
 
     /// The timer's tick at `now` (real time).
     mutating func tickLive(now: Timestamp) {
-        let real = liveClock()
+        let real = live.clock()
         tickSessions(now: now)
-        lastLiveRetry = real
+        live.lastRetry = real
         checkpointIfDue(real: real, at: now)
         publishDeadline(sessionsDue: sessionDeadline(), force: true)  // the timer has just cleared what fired
     }
 
     private mutating func checkpointIfDue(real: Double, at: Timestamp) {
-        guard real >= (lastLiveCheckpoint ?? -.infinity) + settings.checkpointInterval, anyChanged else { return }
-        lastLiveCheckpoint = real
+        guard real >= (live.lastCheckpoint ?? -.infinity) + settings.checkpointInterval, anyChanged else { return }
+        live.lastCheckpoint = real
         writeCheckpoints(now: at)
     }
 
@@ -154,43 +144,20 @@ struct PipelineCore {
         return earliest
     }
 
-    /// Tells the observer the next deadline (`force`: always). Otherwise skipped when the deadline did not move
-    /// or moved later by less than 0.2 s — the timer then wakes a little early, and the tick publishes again —
-    /// which at 1000 values a second spares the timer's lock on most of them.
+    /// Tells the observer the next deadline (`force`: always; else only when it moved: `LiveSchedule.publish`).
     mutating func publishDeadline(sessionsDue: Double?, force: Bool) {
-        guard let onDeadline else { return }
-        let next = nextLiveDeadline(sessionsDue: sessionsDue)
-        if !force, let last = published {
-            switch (last, next) {
-            case (nil, nil): return
-            case (let l?, let n?) where n >= l && n - l < 0.2: return
-            case (_?, nil): return  // nothing due any more: an armed time firing early is harmless
-            default: break
-            }
-        }
-        published = .some(next)
-        onDeadline(next)
+        guard live.onDeadline != nil else { return }
+        live.publish(nextLiveDeadline(sessionsDue: sessionsDue), force: force)
     }
 
     func publishDeadline() {
         onDeadline?(nextLiveDeadline(sessionsDue: sessionDeadline()))
     }
 
-    /// When the timer must tick (real CLOCK_MONOTONIC seconds; `nil`: not before the next event): an idle
-    /// timeout or a maximum duration, the checkpoint of a stream that paused — two intervals after its last
-    /// value, so a sensor notifying about once per interval does not wake the timer between its values —, or
-    /// a retry of a failing sink one second on.
+    /// When the timer must tick (real CLOCK_MONOTONIC seconds; `nil`: not before the next event): `LiveSchedule.deadline`.
     func nextLiveDeadline(sessionsDue: Double?) -> Double? {
-        var deadline = sessionsDue ?? .infinity
-        let interval = settings.checkpointInterval
-        if anyChanged {
-            let due = lastLiveCheckpoint.map { $0 + interval } ?? 0
-            deadline = min(deadline, max(due, (lastLiveEvent ?? 0) + 2 * interval))
-        }
-        if !buffer.isEmpty || !pendingDevices.isEmpty {
-            deadline = min(deadline, max(lastLiveRetry ?? 0, lastLiveEvent ?? 0) + 1)
-        }
-        return deadline.isFinite ? deadline : nil
+        live.deadline(sessionsDue: sessionsDue, interval: settings.checkpointInterval, changed: anyChanged,
+                      sinkPending: output.hasPending)
     }
 
     mutating func setActiveSessions(_ tagging: SessionTagging, at: Timestamp) {
@@ -199,7 +166,7 @@ struct PipelineCore {
         for address in sessions.keys.sorted() {
             sessions[address]?.session.setSessionTags(tagging.tags(for: address), at: at, effects: &effects)
         }
-        deliver(effects)
+        output.deliver(effects)
     }
 
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and
@@ -210,7 +177,7 @@ struct PipelineCore {
         for address in sessions.keys.sorted() {
             sessions[address]?.session.finishAll(reason, at: time, effects: &effects)
         }
-        deliver(effects)
+        output.deliver(effects)
     }
 
 
@@ -224,59 +191,9 @@ struct PipelineCore {
     }
 
     /// Buffering and failure counters of the sink side.
-    func sinkStatus() -> SinkStatus { buffer.status }
+    func sinkStatus() -> SinkStatus { output.status }
 
     // MARK: output
-
-    private mutating func deliver(_ effects: SessionEffects) {
-        // Most ticks (a replay ticks after every event) have nothing to deliver and nothing to retry.
-        if effects.batches.isEmpty, effects.devices.isEmpty, effects.live.isEmpty, buffer.isEmpty, pendingDevices.isEmpty {
-            return
-        }
-        for device in effects.devices {
-            pendingDevices[device.localIdentifier ?? ""] = device
-        }
-        for (batch, reason) in effects.batches {
-            let dropped = buffer.enqueue(batch)
-            if !dropped.isEmpty {
-                logger.error("sink unavailable too long: dropped oldest finished samples", metadata: [
-                    "samples": "\(dropped.reduce(0) { $0 + $1.samples.count })",
-                    "beats": "\(dropped.reduce(0) { $0 + $1.weight })",
-                    "totalDroppedBeats": "\(buffer.status.droppedBeats)", "reason": "\(reason.rawValue)"])
-            }
-        }
-        flush()
-        if let onLiveEvent {
-            for event in effects.live { onLiveEvent(event) }
-        }
-    }
-
-    /// Saves pending devices and queued batches, stopping at the first failure (retried next time).
-    private mutating func flush() {
-        for address in pendingDevices.isEmpty ? [] : pendingDevices.keys.sorted() {
-            guard let device = pendingDevices[address] else { continue }
-            do {
-                try sink.upsertDevice(device)
-                pendingDevices[address] = nil
-            } catch {
-                buffer.recordFailure(error)
-                logger.warning("sink failed to save device; will retry", metadata: ["error": "\(error)"])
-                return
-            }
-        }
-        guard !buffer.isEmpty else { return }
-        let before = buffer.status.queuedBatches
-        if let error = buffer.flush(into: sink) {
-            // Warn once per outage; the retries (every event or tick) log at debug.
-            logger.log(level: sinkFailing ? .debug : .warning,
-                       "sink failed to save finished samples; keeping them in memory", metadata: [
-                           "error": "\(error)", "queuedBeats": "\(buffer.status.queuedBeats)"])
-            sinkFailing = true
-        } else if sinkFailing {
-            sinkFailing = false
-            logger.notice("sink recovered; saved queued samples", metadata: ["batches": "\(before)"])
-        }
-    }
 
     private mutating func writeCheckpoints(now: Timestamp) {
         lastCheckpoint = now.monotonic
@@ -289,15 +206,7 @@ struct PipelineCore {
             }
         }
         guard !open.isEmpty else { return }
-        do {
-            try sink.writeCheckpoints(open)
-            checkpointsFailing = false
-        } catch {
-            buffer.recordFailure(error, checkpoint: true)
-            // Warn once per outage; the retries (every interval) log at debug.
-            logger.log(level: checkpointsFailing ? .debug : .warning, "checkpoint write failed; will retry whole",
-                       metadata: ["error": "\(error)"])
-            checkpointsFailing = true
+        if !output.writeCheckpoints(open) {
             for slot in sessions.values { slot.session.markCheckpointNeeded() }
         }
     }
