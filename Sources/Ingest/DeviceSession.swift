@@ -5,20 +5,6 @@ import Logging
 import LogFields
 import SourceEvents
 
-/// What handling one event produced, for the pipeline to deliver.
-struct SessionEffects: Sendable {
-    var batches: [(batch: PendingBatch, reason: FinishReason)] = []
-    var live: [LiveEvent] = []
-    var devices: [DeviceInfo] = []
-
-    /// Empty again, keeping the arrays' storage.
-    mutating func clear() {
-        batches.removeAll(keepingCapacity: true)
-        live.removeAll(keepingCapacity: true)
-        devices.removeAll(keepingCapacity: true)
-    }
-}
-
 /// One device's ingest state: decodes its notifications, rebuilds the beat timeline, feeds the series builders
 /// and rotates them. Pure logic driven by events and ticks; the pipeline does the I/O.
 ///
