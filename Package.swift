@@ -158,12 +158,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Release builds put each function of heartd's own modules in a section of its own, so that the linker can place
-// the functions the steady state runs together at the start of .text (scripts/link/heartd.order, given to lld by
-// scripts/build-release.sh; docs/BENCHMARKS.md, "Hot code first"). At one notification a second every wake-up runs
-// cold, and its ~320 functions lay spread over 24 MB. Dependencies keep one section per source file.
-for target in package.targets where target.type != .system && target.type != .binary && target.type != .plugin {
-    target.swiftSettings = (target.swiftSettings ?? [])
-        + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
-}

@@ -12,12 +12,14 @@
 # table that every start reads (~3 MB less resident, ASLR kept). The linker is given as a SwiftPM toolset, which
 # touches only the link step. Elsewhere (an older glibc, no ld.lld) the default link is used, and the binary
 # runs as before. With lld, the functions heartd's steady state runs (scripts/link/heartd.order, from callgrind
-# profiles: scripts/link/profile-order.sh) are placed first in .text, together (--symbol-ordering-file; our own
-# modules are compiled with -function-sections in release, Package.swift): at one notification a second each
-# wake-up runs cold, and its ~320 functions spread over 24 MB of code touched 186 pages; ordered they touch 81,
-# and heartd's CPU at 1/s fell by 13–25 % in 60-s runs (5–7 % in bench-capture's 20-s medians; docs/BENCHMARKS.md,
-# "Hot code first"). Symbols the list names that no longer exist are skipped (--no-warn-symbol-ordering): a stale
-# list costs only speed.
+# profiles: scripts/link/profile-order.sh) are placed first in .text, together (--symbol-ordering-file; every
+# Swift module built here, heartd's and its dependencies', is compiled with -function-sections, so that the linker
+# can move single functions; the toolchain's prebuilt libraries are only partly split so): at one notification a
+# second each wake-up runs cold, and its ~320 functions spread over 24 MB of code touched 186 pages; ordered they
+# touch 81, and heartd's CPU at 1/s fell by 13–25 % in 60-s runs (5–7 % in bench-capture's 20-s medians;
+# docs/BENCHMARKS.md, "Hot code first"); the dependencies split too, a series rotation's code takes ~1 MB less
+# resident memory (docs/BENCHMARKS.md, "Memory"). Symbols the list names that no longer exist are skipped
+# (--no-warn-symbol-ordering): a stale list costs only speed.
 # A first build takes 10–45 min (BoringSSL, NIO and GRDB optimised), then only what changed.
 #   RELR=0 scripts/build-release.sh           # the default link (no lld, no packed relocations)
 #   scripts/build-release.sh                  # heartd and heartctl
@@ -45,15 +47,20 @@ if [ "${RELR:-1}" != 0 ] && relr_supported "$lld"; then
   [ ! -e .build-static/release/heartd ] || [ .build-static/release/heartd -nt "$order" ] ||
     rm -f .build-static/release/heartd
 fi
-# Our modules' objects built before Package.swift asked for -function-sections are not recompiled by the driver
-# (they are newer than their sources; the added frontend flag does not count): remove them once, so that the order
-# above applies to single functions, not to whole source files.
-probe=.build-static/release/Ingest.build/IngestPipeline.swift.o
+# Objects built before -function-sections was asked for are not recompiled by the driver (they are newer than
+# their sources; the added frontend flag does not count): remove every Swift module's objects once, so that the
+# order above applies to single functions, not to whole source files. A dependency's object is the probe (ours
+# were split since 2026-11-25, GRDB's and NIO's since 2026-11-27).
+probe=.build-static/release/GRDB.build/Database.swift.o
 if [ -e "$probe" ] && ! readelf -SW "$probe" | grep -Eq '\] \.text +PROGBITS +[0-9a-f]+ [0-9a-f]+ 0+ '; then
-  for module in Sources/*/; do rm -f ".build-static/release/$(basename "$module").build/"*.o; done
+  for module in .build-static/release/*.build; do
+    case $module in *Tests.build) continue ;; esac
+    rm -f "$module/"*.swift.o
+  done
 fi
 for product in "${products[@]}"; do
   swift build -c release --static-swift-stdlib -Xlinker --no-export-dynamic --scratch-path .build-static \
+    -Xswiftc -Xfrontend -Xswiftc -function-sections \
     "${toolset[@]}" --product "$product" >&2
   # A toolset the build ignored would silently ship the 2.9 MB relocation table again.
   if [ ${#toolset[@]} -gt 0 ] && ! readelf -d ".build-static/release/$product" | grep -q '(RELR)'; then
