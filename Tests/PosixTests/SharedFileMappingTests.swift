@@ -6,7 +6,8 @@ import Testing
 /// A file written through a shared mapping: what is copied in is the file's content, a process gone or not; only
 /// reserved blocks are ever written; pages behind the tail are handed back.
 @Suite struct SharedFileMappingTests {
-    /// A new empty file in a temporary directory, opened read-write.
+    /// A new empty file in a directory of its own under the temporary directory, opened read-write; `discard`
+    /// closes it and removes the directory.
     static func file() throws -> (path: String, fd: Int32) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hd-map-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -16,9 +17,14 @@ import Testing
         return (path, fd)
     }
 
+    static func discard(_ path: String, _ fd: Int32? = nil) {
+        if let fd { close(fd) }
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+
     @Test func copiesReachTheFileAndOnlyReservedBlocksAreWritten() throws {
         let (path, fd) = try Self.file()
-        defer { close(fd) }
+        defer { Self.discard(path, fd) }
         do {
             let mapping = try SharedFileMapping(fd: fd, capacity: 1 << 20)
             #expect(mapping.reserved == 0)
@@ -38,6 +44,7 @@ import Testing
     @Test func aKilledWriterLeavesItsCopiesInTheFile() throws {
         // The guarantee a checkpoint relies on: the page cache keeps what a process copied in after it dies.
         let (path, fd) = try Self.file()
+        defer { Self.discard(path) }
         close(fd)
         let script = """
             import mmap, os, signal
@@ -59,7 +66,7 @@ import Testing
 
     @Test func pagesBehindTheTailAreHandedBackAndKeepTheirData() throws {
         let (path, fd) = try Self.file()
-        defer { close(fd) }
+        defer { Self.discard(path, fd) }
         let mapping = try SharedFileMapping(fd: fd, capacity: 4 << 20)
         try mapping.reserve(upTo: 1 << 20)
         let page = [UInt8](repeating: 0xA5, count: 4096)
