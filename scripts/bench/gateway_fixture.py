@@ -3,6 +3,7 @@ BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adap
 to capture them all, or those given as `allow` (adapter_connection_limit 6, a silent-stop timeout longer than the
 wait before the stream); `env` adds to heartd's environment. Also the process figures the scripts read."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,8 +16,9 @@ FAKE = os.path.join(ROOT, "Tests/BlueZTests/Fixtures/fake_bluez.py")
 
 
 class Gateway:
-    def __init__(self, heartd, addresses, prefix, extra=(), allow=None, env=None):
+    def __init__(self, heartd, addresses, prefix, extra=(), allow=None, env=None, keep_files=False):
         self.addresses = addresses
+        self.keep_files = keep_files  # the store and log stay for inspection after stop()
         self.tmp = tempfile.mkdtemp(prefix=prefix)
         self.db = os.path.join(self.tmp, "h.sqlite")
         self.bus_daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
@@ -50,6 +52,7 @@ class Gateway:
             if time.time() > deadline:
                 late = [a for a in self.addresses if not done(a)]
                 print("not subscribed within %d s: %s (log: %s/heartd.log)" % (timeout, late, self.tmp), file=sys.stderr)
+                self.keep_files = True  # the log named above
                 return False
             time.sleep(0.5)
         return True
@@ -59,6 +62,9 @@ class Gateway:
             self.heartd.kill()
         self.fake.terminate()
         self.bus_daemon.terminate()
+        if not self.keep_files:
+            self.heartd.wait()
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def rss_mb(pid):

@@ -59,7 +59,7 @@ def main():
     addresses = ["A0:9E:1A:7C:01:%02X" % i for i in range(1, args.sensors + 1)]
     count = int(args.rate * args.seconds)
 
-    gw = Gateway(args.heartd, addresses, "heartd-soak.")
+    gw = Gateway(args.heartd, addresses, "heartd-soak.", keep_files=True)
     heartd, ctl, tmp, db = gw.heartd, gw.ctl, gw.tmp, gw.db
     ok = True
     try:
