@@ -49,10 +49,10 @@ if [ "${RELR:-1}" != 0 ] && relr_supported "$lld"; then
 fi
 # Objects built before -function-sections was asked for are not recompiled by the driver (they are newer than
 # their sources; the added frontend flag does not count): remove every Swift module's objects once, so that the
-# order above applies to single functions, not to whole source files. A dependency's object is the probe (ours
-# were split since 2026-11-25, GRDB's and NIO's since 2026-11-27).
-probe=.build-static/release/GRDB.build/Database.swift.o
-if [ -e "$probe" ] && ! readelf -SW "$probe" | grep -Eq '\] \.text +PROGBITS +[0-9a-f]+ [0-9a-f]+ 0+ '; then
+# order above applies to single functions, not to whole source files. A stamp records that it was done (an
+# object's sections are no sure sign: some functions stay in .text).
+stamp=.build-static/release/.swift-function-sections
+if [ ! -e "$stamp" ] && [ -d .build-static/release ]; then
   for module in .build-static/release/*.build; do
     case $module in *Tests.build) continue ;; esac
     rm -f "$module/"*.swift.o
@@ -68,4 +68,5 @@ for product in "${products[@]}"; do
     exit 1
   fi
 done
+touch "$stamp"
 echo "$(pwd)/.build-static/release"
