@@ -62,7 +62,10 @@ let package = Package(
         ]),
         // A simulated chest strap with injected faults, and a scorer of the stored beat timeline against the truth:
         // for the tests and heartbench only, never the daemon.
-        .target(name: "StrapLab", dependencies: ["HealthModel", "HeartRate", "Ingest", "IngestTestSupport", "SourceEvents"]),
+        .target(name: "StrapLab", dependencies: ["HealthModel", "HeartRate", "Ingest", "IngestTestSupport", "SeededRandom",
+                                                 "SourceEvents"]),
+        // A seeded random number generator (SplitMix64) for simulations, benchmarks and randomised tests.
+        .target(name: "SeededRandom"),
         // Control protocol (JSON lines) and the Unix socket server/client.
         .target(name: "Control", dependencies: [
             "Posix",
@@ -108,7 +111,7 @@ let package = Package(
         ]),
         .executableTarget(name: "heartbench", dependencies: [
             "Control", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
-            "StrapLab", "Sync", "TestBus",
+            "SeededRandom", "StrapLab", "Sync", "TestBus",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -130,13 +133,15 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["BlueZ", "Capture", "DBus", "HealthModel", "HeartRate", "LogFields", "SourceEvents",
                                                         "Systemd", "TestBus",
                                                         .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HeartRateTests", dependencies: ["HeartRate", "SeededRandom"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "SeededRandom"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
+        .testTarget(name: "SeededRandomTests", dependencies: ["SeededRandom"]),
         .testTarget(name: "HeartStoreTests", dependencies: [
-            "HeartStore", "HealthModel", "Posix", .product(name: "GRDB", package: "GRDB.swift"),
+            "HeartStore", "HealthModel", "Posix", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SourceEvents", "StrapLab"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SeededRandom", "SourceEvents",
+                                                       "StrapLab"]),
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
@@ -151,7 +156,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
-            "IngestTestSupport", "Posix", "SourceEvents", "Systemd", "TestBus",
+            "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TestBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

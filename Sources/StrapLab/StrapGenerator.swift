@@ -1,5 +1,6 @@
 import HeartRate
 import Ingest
+import SeededRandom
 import SourceEvents
 
 /// One source event of a generated run, with the truth about it.

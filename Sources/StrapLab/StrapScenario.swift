@@ -1,4 +1,5 @@
 import Ingest
+import SeededRandom
 
 /// The fault classes of issue 10: what goes wrong between a chest strap and heartd while the link stays up
 /// (the quiet ones) and the loud ones the loud rules already handle.
@@ -58,20 +59,5 @@ public struct StrapScenario: Sendable, Hashable {
         rrScale = fault == .highRate ? 0.36 : fault == .slowHeart ? 1.3 : 1
         period = 1
         latency = 0.015
-    }
-}
-
-/// A tiny deterministic random number generator (SplitMix64), so every seed generates the same run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

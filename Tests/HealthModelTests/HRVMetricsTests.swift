@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HealthModel
+import SeededRandom
+import Testing
 
 /// Reference values from Fixtures/reference_hrv.json (hrv-analysis, pyhrv, neurokit2; see SOURCES.md).
 struct HRVReference: Decodable {
@@ -127,7 +128,7 @@ func relativelyClose(_ a: Double?, _ b: Double) -> Bool {
     }
 
     @Test func randomSegmentedMatchesDirectDefinition() throws {
-        var rng = SeededGenerator(seed: 50)
+        var rng = SplitMix64(seed: 50)
         for _ in 0..<200 {
             let segments = (0..<Int.random(in: 1...5, using: &rng)).map { _ in
                 (0..<Int.random(in: 1...40, using: &rng)).map { _ in Double.random(in: 300...1500, using: &rng) }

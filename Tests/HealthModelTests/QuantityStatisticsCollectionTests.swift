@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HealthModel
+import SeededRandom
+import Testing
 
 @Suite struct QuantityStatisticsCollectionTests {
     @Test func bucketsAlignToTheAnchorAndClipToTheRange() throws {
@@ -62,7 +63,7 @@ import HealthModel
 
     @Test(arguments: [AggregationStyle.cumulative, .discreteArithmetic, .discreteTemporallyWeighted])
     func randomBucketsMatchReference(_ style: AggregationStyle) throws {
-        var rng = SeededGenerator(seed: 2024)
+        var rng = SplitMix64(seed: 2024)
         for _ in 0..<150 {
             let points = randomPoints(count: Int.random(in: 0...40, using: &rng), using: &rng)
             let anchor = Double(Int.random(in: -20...20, using: &rng)) / 2

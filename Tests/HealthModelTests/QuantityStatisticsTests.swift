@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HealthModel
+import SeededRandom
+import Testing
 
 /// The rules of `QuantityStatistics`, written directly (O(points) per range) as a reference.
 func referenceStatistics(_ points: [QuantityPoint], _ style: AggregationStyle, _ from: Date, _ to: Date) -> QuantityStatistics {
@@ -136,7 +137,7 @@ func matches(_ a: QuantityStatistics, _ b: QuantityStatistics) -> Bool {
     }
 
     @Test func wholeRangeMatchesSampleAggregates() throws {
-        var rng = SeededGenerator(seed: 3)
+        var rng = SplitMix64(seed: 3)
         var b = QuantitySeriesBuilder(type: .heartRate, start: t0, device: nil)
         var start = 0.0
         for _ in 0..<500 {
@@ -156,7 +157,7 @@ func matches(_ a: QuantityStatistics, _ b: QuantityStatistics) -> Bool {
 
     @Test(arguments: [AggregationStyle.cumulative, .discreteArithmetic, .discreteTemporallyWeighted])
     func randomRangesMatchReference(_ style: AggregationStyle) throws {
-        var rng = SeededGenerator(seed: 99)
+        var rng = SplitMix64(seed: 99)
         for _ in 0..<300 {
             let points = randomPoints(count: Int.random(in: 0...30, using: &rng), using: &rng)
             let a = Double(Int.random(in: -10...110, using: &rng)) / 2
@@ -168,7 +169,7 @@ func matches(_ a: QuantityStatistics, _ b: QuantityStatistics) -> Bool {
 }
 
 /// Points on a half-second grid (so boundaries coincide often), overlapping, some instantaneous, any order.
-func randomPoints(count: Int, using rng: inout SeededGenerator) -> [QuantityPoint] {
+func randomPoints(count: Int, using rng: inout SplitMix64) -> [QuantityPoint] {
     (0..<count).map { _ in
         let s = Double(Int.random(in: 0...200, using: &rng)) / 2
         let length = Bool.random(using: &rng) ? 0 : Double(Int.random(in: 1...30, using: &rng)) / 2

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HealthModel
+import SeededRandom
+import Testing
 
 @Suite struct QuantitySeriesBuilderTests {
     @Test func insertAtSameStartReplaces() throws {
@@ -82,7 +83,7 @@ import HealthModel
     }
 
     @Test func randomInsertsMatchAReplaceMap() throws {
-        var rng = SeededGenerator(seed: 11)
+        var rng = SplitMix64(seed: 11)
         var b = QuantitySeriesBuilder(type: .heartRate, start: t0, device: nil)
         var model: [Int: Double] = [:]
         for _ in 0..<2000 {

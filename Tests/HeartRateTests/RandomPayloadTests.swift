@@ -1,24 +1,12 @@
-import Testing
 import HeartRate
-
-/// SplitMix64: a small seeded generator so random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SeededRandom
+import Testing
 
 @Suite struct RandomPayloadTests {
     /// 100k random payloads of 0...40 bytes through every decoder: nothing traps, every failure is a
     /// DecodeError, and a valid measurement survives encode → decode unchanged.
     @Test func randomPayloadsNeverTrapAndRoundTrip() {
-        var rng = SeededGenerator(seed: 0x4845_4152_5444)
+        var rng = SplitMix64(seed: 0x4845_4152_5444)
         var valid = 0, invalid = 0, mismatches = 0
         for _ in 0..<100_000 {
             let length = Int.random(in: 0...40, using: &rng)
@@ -47,7 +35,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomMeasurementsRoundTrip() throws {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let contacts: [SensorContact] = [.notSupported, .notDetected, .detected]
         for _ in 0..<10_000 {
             let wide = Bool.random(using: &rng)

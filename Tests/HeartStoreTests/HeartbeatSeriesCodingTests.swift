@@ -1,7 +1,8 @@
 import Foundation
 import HealthModel
-import Testing
 @testable import HeartStore
+import SeededRandom
+import Testing
 
 @Suite struct HeartbeatSeriesCodingTests {
     @Test func tickAlignedBeatsRoundTripExactly() throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Glibc
+import SeededRandom
+import Testing
 
 /// Issue requirement: "ingest a long replay (or simulator) while `kill -9` hits the daemon at 20 random
 /// moments; after each restart no finished series is lost, at most the last second of beats is missing, and
@@ -20,7 +21,7 @@ struct DaemonKillTests {
     func killNineTwentyTimes() throws {
         let seed = ProcessInfo.processInfo.environment["HEARTD_KILL_SEED"].flatMap(UInt64.init)
             ?? UInt64(Date().timeIntervalSince1970 * 1000)
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let dir = try TestDirectory("kill")
         defer { dir.remove() }
         let db = dir.file("heart.db")

@@ -4,6 +4,7 @@ import HeartStore
 import HeartdKit
 import Ingest
 import Logging
+import SeededRandom
 import Testing
 
 /// Random RR sequences → a replay file → `heartd replay`'s code → a real SQLite store → enumerated beats:
@@ -11,7 +12,7 @@ import Testing
 struct ReplayStoreRoundTripTests {
     @Test(arguments: [1, 2, 3])
     func randomRRSurviveReplayStoreAndEnumeration(seed: UInt64) async throws {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hd-replay-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

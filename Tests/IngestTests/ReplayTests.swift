@@ -1,9 +1,10 @@
 import Foundation
 import HealthModel
+@testable import Ingest
+import SeededRandom
 import SourceEvents
 import StrapLab
 import Testing
-@testable import Ingest
 
 @Suite struct ReplayReaderTests {
     @Test func parsesEventsReportsBadLinesAndIgnoresUnknownFields() throws {

@@ -1,8 +1,9 @@
 import Foundation
+@testable import Ingest
+import SeededRandom
 import SourceEvents
 import StrapLab
 import Testing
-@testable import Ingest
 
 /// The cadence grid and the chain-vs-send-time rules on hand-made streams.
 @Suite struct TimelineModelTests {

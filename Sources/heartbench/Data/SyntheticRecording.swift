@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HeartRate
 import Ingest
+import SeededRandom
 import SourceEvents
 import StrapLab
 
