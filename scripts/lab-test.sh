@@ -26,10 +26,11 @@ command -v mmdebstrap >/dev/null && command -v qemu-system-x86_64 >/dev/null || 
 }
 "$LAB/build-image.sh" >&2
 
-# The shipped static build (the guest has Debian 12's libraries, libdbus and libsqlite3, but no Swift runtime).
-RELEASE=$(scripts/build-release.sh heartd)
-swift build --product heartctl >&2   # on the host, to read the store back (a debug build: the tests' own)
-HEARTCTL=$(swift build --show-bin-path)/heartctl
+# The shipped static build (the guest has Debian 12's libraries, libdbus and libsqlite3, but no Swift runtime), and
+# the shipped heartctl to read the store back on the host (shared with scripts/sdlab-test.sh; a debug heartctl would
+# be another build: the tests' own is built with other flags).
+RELEASE=$(scripts/build-release.sh heartd heartctl)
+HEARTCTL=$RELEASE/heartctl
 BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
 cp "$RELEASE/heartd" scripts/lab/heartd-in-guest.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
