@@ -12,6 +12,7 @@
 #   LAB=/path/to/shared/lab scripts/lab-test.sh
 #   SUBSCRIBE=start-notify scripts/lab-test.sh   # or acquire-notify; unset or "default": heartd's default
 #                                                # (acquire-notify), which the store check then expects in use
+#   HEARTD_EXTRA_ARGS="--log-level debug" scripts/lab-test.sh two-sensors   # more arguments for heartd in the guest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -66,11 +67,11 @@ if [ "$SCENARIO" = two-sensors ]; then
   "$LAB/run.sh" -o "$OUT" -H "$BIN" -t 300 -e CONTROLLERS=5 \
     -e PERIPH_A_OPTS="$PERIPH --serial HRL1-00000A --name HRLab-Sensor-A --alias HRLab-A --model HRL-1A --firmware 1.4.2" \
     -e PERIPH_B_OPTS="--rate 1 --rr 1 --energy 50 --bpm 60 --battery 55 --serial HRL1-00000B --name HRLab-Sensor-B --alias HRLab-B --model HRL-1B --firmware 2.0.1 --manufacturer HRLab-B-Works --location 2" \
-    -e HEARTD_ARGS="$SUBSCRIBE_ARGS" \
+    -e HEARTD_ARGS="$SUBSCRIBE_ARGS ${HEARTD_EXTRA_ARGS:-}" \
     "$ROOT/scripts/lab/two-sensors-in-guest.sh" > "$OUT/run.log" 2>&1
 else
   "$LAB/run.sh" -o "$OUT" -H "$BIN" -t $((SECONDS_UP + 90)) -e DAEMON_SECONDS="$SECONDS_UP" \
-    -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="$SUBSCRIBE_ARGS" \
+    -e PERIPH_OPTS="$PERIPH" -e FAULTS="$FAULTS" -e HEARTD_ARGS="$SUBSCRIBE_ARGS ${HEARTD_EXTRA_ARGS:-}" \
     heartd -- heartd-in-guest.sh > "$OUT/run.log" 2>&1
 fi
 rc=$?

@@ -86,32 +86,23 @@ extension Runner {
     }
 
     mutating func readInfo(_ view: DeviceView) async -> DeviceInfo {
-        var info = DeviceInfo(name: view.name, localIdentifier: s.address)
-        func read(_ uuid: GATTUUID) async -> [UInt8]? {
-            guard let c = view.characteristics[uuid.uuidString], c.flags.contains("read") else { return nil }
-            do {
-                return try await GattCharacteristic(connection: s.connection, path: c.path).readValue(timeout: .seconds(5))
-            } catch {
-                s.logger.debug("ReadValue failed", metadata: ["uuid": .string(uuid.description), "error": .string("\(error)")])
-                return nil
-            }
+        var strings = DeviceInformation()
+        let missed = await readStrings(DeviceInformationField.allCases, from: view, into: &strings)
+        // One more pass for what the first one missed: a characteristic not yet in the mirror when `view` was
+        // taken, or a read refused at once. Seen in the lab (two sensors, real bluetoothd): five of the six strings
+        // stored, the software revision never read. A characteristic the sensor lacks costs a look at the mirror.
+        if !missed.isEmpty, let fresh = try? await self.view(), fresh.connected {
+            _ = await readStrings(missed, from: fresh, into: &strings)
         }
-        func string(_ field: DeviceInformationField) async -> String? {
-            guard let bytes = await read(field.uuid) else { return nil }
-            let text = DeviceInformationField.decodeString(bytes)
-            return text.isEmpty ? nil : text
-        }
-        info.manufacturer = await string(.manufacturerName)
-        info.model = await string(.modelNumber)
-        info.hardwareVersion = await string(.hardwareRevision)
-        info.firmwareVersion = await string(.firmwareRevision)
-        info.softwareVersion = await string(.softwareRevision)
-        if let serial = await string(.serialNumber) {
+        var info = DeviceInfo(name: view.name, manufacturer: strings.manufacturerName, model: strings.modelNumber,
+                              hardwareVersion: strings.hardwareRevision, firmwareVersion: strings.firmwareRevision,
+                              softwareVersion: strings.softwareRevision, localIdentifier: s.address)
+        if let serial = strings.serialNumber {
             info.metadata[MetadataKey.serialNumber] = serial
         }
         // Reserved values (7–255) are not HealthKit sensor locations: left out, as before.
-        if let bytes = await read(.bodySensorLocation), let location = try? BodySensorLocation(decoding: bytes),
-           location.rawValue <= BodySensorLocation.foot.rawValue {
+        if let bytes = try? await read(.bodySensorLocation, in: view),
+           let location = try? BodySensorLocation(decoding: bytes), location.rawValue <= BodySensorLocation.foot.rawValue {
             info.metadata[MetadataKey.bodySensorLocation] = String(location.rawValue)
         }
         if let appearance = view.appearance {
@@ -120,6 +111,32 @@ extension Runner {
         }
         info.metadata[BlueZMetadataKey.adapter] = s.adapterPath.lastPathComponent
         return info
+    }
+
+    /// Reads `fields` that `view` has and stores their strings; the fields to try again: those whose
+    /// characteristic `view` lacks, or whose read failed other than by a timeout (a sensor that does not answer
+    /// costs its 5 s once).
+    mutating func readStrings(_ fields: [DeviceInformationField], from view: DeviceView,
+                              into strings: inout DeviceInformation) async -> [DeviceInformationField] {
+        var missed: [DeviceInformationField] = []
+        for field in fields {
+            do {
+                guard let bytes = try await read(field.uuid, in: view) else { missed.append(field); continue }
+                strings.set(field, from: bytes)
+            } catch {
+                s.logger.info("Device Information read failed", metadata: [
+                    "field": .string(field.rawValue), "uuid": .string(field.uuid.description),
+                    "error": .string("\(error)")])
+                if (error as? BlueZError)?.kind != .timeout { missed.append(field) }
+            }
+        }
+        return missed
+    }
+
+    /// The value of `uuid`'s characteristic in `view`; nil when `view` has none that can be read.
+    func read(_ uuid: GATTUUID, in view: DeviceView) async throws -> [UInt8]? {
+        guard let c = view.characteristics[uuid.uuidString], c.flags.contains("read") else { return nil }
+        return try await GattCharacteristic(connection: s.connection, path: c.path).readValue(timeout: .seconds(5))
     }
 
     mutating func readBattery(_ view: DeviceView) async {

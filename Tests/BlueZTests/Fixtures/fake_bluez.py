@@ -16,6 +16,7 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
                                    "Notify acquired" (another client holds the socket) or
                                    org.freedesktop.DBus.Error.UnknownMethod (a BlueZ without it); name "" ends it
   FailConnect(s addr, u n, s name, s message)  the next n Connect calls fail with that error
+  FailRead(s addr, q uuid16, u n, s name, s message)  the next n ReadValue calls of that characteristic fail so
   HangConnect(s addr, b)           Connect never replies (sensor out of range)
   SilentConnected(s addr, b)       Connect sets Connected=true without a PropertiesChanged (bluetoothd 5.66 in the lab)
   NeverResolve(s addr, b)          Connect links but ServicesResolved never comes (btvirt with a busy peer, in the lab)
@@ -163,6 +164,7 @@ class Device(Obj):
         self.silent_connected = False
         self.never_resolve = False
         self.late_dis_ms = 0
+        self.read_failures = {}  # 16-bit UUID -> [(name, message)], one per ReadValue to fail
         self.hung = []
         self.gatt = []
         h = 0x10
@@ -265,6 +267,9 @@ class Char(Obj):
     def ReadValue(self, opts):
         if "read" not in self.props["Flags"]:
             raise BzError("org.bluez.Error.NotPermitted", "Read not permitted")
+        failures = self.dev.read_failures.get(self.u)
+        if failures:
+            raise BzError(*failures.pop(0))
         return dbus.ByteArray(self.value)
 
     @dbus.service.method(GCHR, sender_keyword="sender")
@@ -433,6 +438,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL, in_signature="su")
     def LateDeviceInformation(self, addr, ms):
         self.dev(addr).late_dis_ms = int(ms)
+
+    @dbus.service.method(CTL, in_signature="squss")
+    def FailRead(self, addr, uuid16, n, name, message):
+        self.dev(addr).read_failures[int(uuid16)] = [(str(name), str(message))] * int(n)
 
     @dbus.service.method(CTL, in_signature="suss")
     def FailConnect(self, addr, n, name, message):
