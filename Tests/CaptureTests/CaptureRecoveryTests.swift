@@ -77,7 +77,7 @@ import Testing
         await h.stop()
     }
 
-    /// Failed before (in the lab, two sensors on real bluetoothd, about 1 run in 3): five of the six Device
+    /// Failed before (in the lab, two sensors on real bluetoothd, once in two runs): five of the six Device
     /// Information strings stored, the software revision never read, and nothing in the log at info level.
     @Test func deviceInformationReadRefusedOnceIsTriedAgain() async throws {
         let h = try await Harness(policy: fastPolicy())
