@@ -76,9 +76,12 @@ let package = Package(
             "Posix",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The `[sync]` settings, the central URL and SyncError: what heartd.toml's validation needs of sync, without
+        // NIO (HeartdConfig depends on this, not on Sync; Sync re-exports it).
+        .target(name: "SyncConfig"),
         // Store → central PostgreSQL: anchored changes in batches, the delivered anchor in the same transaction.
         .target(name: "Sync", dependencies: [
-            "HealthModel", "HeartStore", "Systemd", "Timers",
+            "HealthModel", "HeartStore", "SyncConfig", "Systemd", "Timers",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -86,7 +89,7 @@ let package = Package(
         ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
         .target(name: "HeartdConfig", dependencies: [
-            "SourceEvents", "Sync", "Systemd",
+            "SourceEvents", "SyncConfig", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
@@ -145,7 +148,7 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "Sync", "Systemd",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),

@@ -1,6 +1,6 @@
 import Logging
 import SourceEvents
-import Sync
+import SyncConfig
 import Systemd
 
 /// Every heartd setting with its default. Loaded from heartd.toml (see docs/CONFIGURATION.md),
@@ -94,7 +94,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
     public var series = Series()
     public var control = Control()
     public var log = Log()
-    /// `[sync]`: delivery to a central PostgreSQL by `heartd sync` (ConfigurationSchema+Sync.swift).
+    /// `[sync]`: delivery to a central PostgreSQL by `heartd sync` (ConfigurationSchema+Sync.swift; the type is
+    /// SyncConfig's, so that this module links no network stack).
     public var sync = SyncSettings()
 
     /// The defaults.

@@ -1,4 +1,4 @@
-import Sync
+import SyncConfig
 
 /// The `[sync]` settings of `heartd sync` (docs/CONFIGURATION.md, docs/CENTRAL.md).
 extension ConfigurationSchema {

@@ -1,4 +1,5 @@
 import HeartStore
+import SyncConfig
 
 /// The store's changes after an anchor as prepared batches: pages of at most `batchSize` changes read from the
 /// store, cut into transactions of at most `batchRows` expanded rows (`ReplicaChanges.split`), each laid out

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import SyncConfig
 
 /// Writes one `CentralBatch` inside an open transaction: devices, deletions, the sync-version rule, samples,
 /// their expanded rows, and last the gateway's delivered anchor.

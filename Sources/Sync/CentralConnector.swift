@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import SyncConfig
 
 /// Opens connections to the central PostgreSQL from a `CentralURL`, a TLS mode and a password, and maps
 /// PostgresNIO's errors to `SyncError`s (never echoing the password).

@@ -4,6 +4,7 @@ import HeartStore
 import Logging
 import NIOCore
 import PostgresNIO
+import SyncConfig
 
 /// Reads samples back from the central database as full `Sample`s (the compact contents decoded with the
 /// store's own codings), for `heartctl --central`. The expanded tables are for SQL users; this reads the

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import SyncConfig
 
 /// The central PostgreSQL schema, created and migrated by `heartd sync` (docs/CENTRAL.md).
 ///

@@ -3,6 +3,7 @@ import HeartStore
 import Logging
 import NIOCore
 import PostgresNIO
+import SyncConfig
 
 /// One gateway's session with the central database: the schema checked, the gateway registered and locked
 /// (a session advisory lock per gateway: a second sync process for it is refused), then batches delivered,

@@ -1,6 +1,9 @@
 import Foundation
 import HeartStore
 import Logging
+// The settings, the URL and the error are Sync's vocabulary, kept in their own target so that HeartdConfig can
+// validate `[sync]` without linking NIO: every client of Sync gets them with it.
+@_exported import SyncConfig
 import Systemd
 import Timers
 

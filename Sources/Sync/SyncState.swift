@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SyncConfig
 
 /// What `heartd sync` last knew, kept in `sync.state_file` for `heartctl status` (the sync process and the
 /// capture daemon are separate processes with separate sandboxes; a small file is the simplest channel).

@@ -1,6 +1,6 @@
 import Testing
 @testable import HeartdConfig
-import Sync
+import SyncConfig
 
 /// `[sync]`: parsed, validated (check-config refuses a password in the URL), rendered back.
 @Suite struct ConfigurationSyncTests {
