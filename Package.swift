@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "heartd", targets: ["heartd"]),
         .executable(name: "heartctl", targets: ["heartctl"]),
+        .executable(name: "heartd-sync", targets: ["heartd-sync"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
     ],
     dependencies: [
@@ -92,6 +93,12 @@ let package = Package(
             "SourceEvents", "SyncConfig", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The options heartd and heartd-sync share (--config, --set and the other overrides), loading, logging.
+        .target(name: "HeartdCommandLine", dependencies: [
+            "HeartdConfig", "Systemd",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
         .target(name: "HeartQueries", dependencies: ["Control", "HealthModel", "HeartStore", "Ingest", "SourceEvents"]),
         // The daemon: services, capture sources, control handlers, live events, replay.
@@ -101,8 +108,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The capture daemon links no network stack: no Sync, NIO, BoringSSL or PostgresNIO (checked by
+        // PackageGraphTests and scripts/test.sh); what talks to the network is a program of its own.
         .executableTarget(name: "heartd", dependencies: [
-            "HeartdConfig", "HeartdKit", "HeartQueries", "Sync", "Systemd", "TaskThreads",
+            "HeartdCommandLine", "HeartdConfig", "HeartdKit", "HeartQueries", "Systemd", "TaskThreads",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Store → central PostgreSQL as its own program and unit (systemd/heartd-sync.service); was `heartd sync`.
+        .executableTarget(name: "heartd-sync", dependencies: [
+            "HeartdCommandLine", "HeartQueries", "Sync", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -19,7 +19,7 @@ public struct StoredDeletion: Sendable, Hashable {
     public var anchor: Int64
 }
 
-/// One page of changes for a replica (e.g. `heartd sync`): full samples added, sessions started or stopped (their
+/// One page of changes for a replica (e.g. `heartd-sync`): full samples added, sessions started or stopped (their
 /// state now) and deletions of either after an anchor, in anchor order, and the anchor to pass next time (same
 /// page as `changes(since:limit:)`).
 public struct ReplicaChanges: Sendable {

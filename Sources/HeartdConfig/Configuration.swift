@@ -94,7 +94,7 @@ public struct HeartdConfiguration: Sendable, Equatable {
     public var series = Series()
     public var control = Control()
     public var log = Log()
-    /// `[sync]`: delivery to a central PostgreSQL by `heartd sync` (ConfigurationSchema+Sync.swift; the type is
+    /// `[sync]`: delivery to a central PostgreSQL by `heartd-sync` (ConfigurationSchema+Sync.swift; the type is
     /// SyncConfig's, so that this module links no network stack).
     public var sync = SyncSettings()
 

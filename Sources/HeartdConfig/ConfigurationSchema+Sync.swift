@@ -1,6 +1,6 @@
 import SyncConfig
 
-/// The `[sync]` settings of `heartd sync` (docs/CONFIGURATION.md, docs/CENTRAL.md).
+/// The `[sync]` settings of `heartd-sync` (docs/CONFIGURATION.md, docs/CENTRAL.md).
 extension ConfigurationSchema {
     static let syncSettings: [ConfigurationSetting] = [
         string("sync", "url", \.sync.url) { url in

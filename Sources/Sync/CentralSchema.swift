@@ -2,7 +2,7 @@ import Logging
 import PostgresNIO
 import SyncConfig
 
-/// The central PostgreSQL schema, created and migrated by `heartd sync` (docs/CENTRAL.md).
+/// The central PostgreSQL schema, created and migrated by `heartd-sync` (docs/CENTRAL.md).
 ///
 /// `heartd_schema` holds one row with the version. Migrations are append-only (never edit a shipped one) and
 /// run under a transaction-scoped advisory lock, so twenty gateways starting at once migrate it once.

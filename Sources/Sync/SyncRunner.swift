@@ -7,7 +7,7 @@ import Logging
 import Systemd
 import Timers
 
-/// `heartd sync`: reads the store's anchored changes read-only and delivers them to the central database in
+/// `heartd-sync`: reads the store's anchored changes read-only and delivers them to the central database in
 /// batches, forever (or once, for cron), retrying failures with capped exponential backoff.
 ///
 /// Exactly once: each batch and the gateway's delivered anchor commit in one PostgreSQL transaction, and

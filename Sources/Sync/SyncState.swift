@@ -4,7 +4,7 @@ import Glibc
 #endif
 import SyncConfig
 
-/// What `heartd sync` last knew, kept in `sync.state_file` for `heartctl status` (the sync process and the
+/// What `heartd-sync` last knew, kept in `sync.state_file` for `heartctl status` (the sync process and the
 /// capture daemon are separate processes with separate sandboxes; a small file is the simplest channel).
 /// Only bookkeeping: the truth of what was delivered is the gateway's anchor in PostgreSQL, so losing or
 /// corrupting this file loses nothing.
@@ -73,7 +73,7 @@ public final class SyncLock: Sendable {
         guard fd >= 0 else { throw SyncError(.store, "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw SyncError(.alreadyRunning, "another heartd sync holds \(path)")
+            throw SyncError(.alreadyRunning, "another heartd-sync holds \(path)")
         }
         self.fd = fd
     }

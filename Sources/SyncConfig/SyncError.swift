@@ -1,4 +1,4 @@
-/// An error of `heartd sync` or a central read: a stable `code` plus a human-readable detail.
+/// An error of `heartd-sync` or a central read: a stable `code` plus a human-readable detail.
 /// The detail never contains the password.
 public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, Codable, CaseIterable {

@@ -15,11 +15,11 @@ public enum MessageID: String, Sendable, CaseIterable {
     case recovery = "7f3b1d9e5a2c4b8d6e0f2a4c6b8d0e89"
     /// The store failed (write error, disk full, corruption); beats are buffered in memory.
     case storeError = "b82c6e0a4f1d4c3a9b5e7d1f3a5c7e0b"
-    /// `heartd sync` connected to the central database (at start or after a failure) and delivers.
+    /// `heartd-sync` connected to the central database (at start or after a failure) and delivers.
     case syncConnected = "82bcff431241445892b063b60c4656c0"
-    /// `heartd sync` delivered a batch of changes (debug level) or caught up after a backlog (info).
+    /// `heartd-sync` delivered a batch of changes (debug level) or caught up after a backlog (info).
     case syncDelivered = "01c1d1f8abc64470ac8d53a5d5a03354"
-    /// `heartd sync` failed to deliver (server down, connection lost, timeout, refused); it retries.
+    /// `heartd-sync` failed to deliver (server down, connection lost, timeout, refused); it retries.
     case syncError = "ddd607e323754b92807fd4a0208adc7c"
 
     /// The id as journald expects it (32 lowercase hex digits).

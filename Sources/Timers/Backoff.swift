@@ -1,5 +1,5 @@
 /// Retry delays: initial, ×factor each failure, capped, with ±jitter. Pure. Used by BlueZ reconnects and
-/// `heartd sync` retries.
+/// `heartd-sync` retries.
 public struct Backoff: Sendable {
     public let initial: Double
     public let maximum: Double

@@ -9,7 +9,7 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon's state: sensors, heart rate, store.")
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: "heartd sync's state file (default: $HEARTD_SYNC_STATE or /var/lib/heartd-sync/state.json).")
+    @Option(name: .long, help: "heartd-sync's state file (default: $HEARTD_SYNC_STATE or /var/lib/heartd-sync/state.json).")
     var syncState: String?
 
     func run() async throws {

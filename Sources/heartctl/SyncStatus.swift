@@ -1,7 +1,7 @@
 import Foundation
 import Sync
 
-/// Where `heartctl status` finds the `heartd sync` part: the sync process's state file (it is a separate
+/// Where `heartctl status` finds the `heartd-sync` part: the sync process's state file (it is a separate
 /// process in a separate unit; docs/CENTRAL.md "Status"). What it shows is `SyncStatusReport`.
 enum SyncStatus {
     static let defaultPath = "/var/lib/heartd-sync/state.json"

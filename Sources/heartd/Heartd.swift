@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeartdCommandLine
 import HeartdConfig
 import HeartdKit
 import HeartQueries
@@ -12,82 +13,8 @@ struct Heartd: AsyncParsableCommand {
         commandName: "heartd",
         abstract: "Always-on heart-rate capture from BLE sensors through BlueZ.",
         version: HeartdVersion.string,
-        subcommands: [Run.self, CheckConfig.self, ReplayCommand.self, SyncCommand.self],
+        subcommands: [Run.self, CheckConfig.self, ReplayCommand.self, SyncMoved.self],
         defaultSubcommand: Run.self)
-}
-
-/// Options shared by every mode that reads the configuration file.
-struct ConfigOptions: ParsableArguments {
-    static let defaultPath = "/etc/heartd/heartd.toml"
-
-    @Option(name: .long, help: "Configuration file (a missing default file means all defaults).")
-    var config: String = ConfigOptions.defaultPath
-
-    @Option(name: .long, help: "Store path (overrides store.path).")
-    var db: String?
-
-    @Option(name: .long, help: "Control socket path (overrides control.socket).")
-    var socket: String?
-
-    @Option(name: .long, help: "Capture this device address (repeatable; adds to bluetooth.allow).")
-    var allow: [String] = []
-
-    @Option(name: .long, help: "Use only this adapter, e.g. hci0 (repeatable; overrides bluetooth.adapters).")
-    var adapter: [String] = []
-
-    @Flag(name: .long, help: "Capture any device advertising the Heart Rate service (bluetooth.auto_heart_rate).")
-    var autoHeartRate = false
-
-    @Option(name: .long, help: "acquire-notify (default; StartNotify when BlueZ refuses it) or start-notify (bluetooth.subscribe).")
-    var subscribe: String?
-
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
-    var logLevel: String?
-
-    @Option(name: .long, help: "auto, journal or stderr (log.target).")
-    var logTarget: String?
-
-    @Option(name: .customLong("set"), help: ArgumentHelp("Any setting, as section.key=value (repeatable).", valueName: "section.key=value"))
-    var settings: [String] = []
-
-    func overrides() throws -> [String: String] {
-        var o: [String: String] = [:]
-        for s in settings {
-            guard let eq = s.firstIndex(of: "=") else { throw ValidationError("--set takes section.key=value, got '\(s)'") }
-            o[String(s[..<eq])] = String(s[s.index(after: eq)...])
-        }
-        if let db { o["store.path"] = "\"\(absolute(db))\"" }
-        if let socket { o["control.socket"] = "\"\(absolute(socket))\"" }
-        if !allow.isEmpty { o["bluetooth.allow"] = allow.map { $0.uppercased() }.joined(separator: ",") }
-        if !adapter.isEmpty { o["bluetooth.adapters"] = adapter.joined(separator: ",") }
-        if autoHeartRate { o["bluetooth.auto_heart_rate"] = "true" }
-        if let subscribe { o["bluetooth.subscribe"] = "\"\(subscribe)\"" }
-        if let logLevel { o["log.level"] = "\"\(logLevel)\"" }
-        if let logTarget { o["log.target"] = "\"\(logTarget)\"" }
-        return o
-    }
-
-    /// Loads the file (the default path may be missing: all defaults) and applies the command-line overrides.
-    /// An invalid file is an error naming the key and line: the daemon refuses to start rather than guess.
-    func load() throws -> HeartdConfiguration {
-        do {
-            return try HeartdConfiguration.load(path: config, overrides: try overrides(),
-                                                missingIsDefault: config == ConfigOptions.defaultPath)
-        } catch let error as ConfigurationError {
-            throw ValidationError("\(error)")
-        }
-    }
-}
-
-/// Command-line paths are relative to the working directory; the configuration wants absolute ones.
-func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-}
-
-func bootstrapLogging(_ configuration: HeartdConfiguration) -> Logger {
-    let bootstrap = LoggingBootstrap(target: configuration.log.target, level: configuration.log.level)
-    LoggingSystem.bootstrap { bootstrap.handler(label: $0) }
-    return Logger(label: "heartd")
 }
 
 struct Run: AsyncParsableCommand {

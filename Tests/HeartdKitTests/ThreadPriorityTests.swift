@@ -64,7 +64,7 @@ struct ThreadPriorityTests {
         #expect(try Self.daemonOutput(niceLimit: 0).contains(Self.complaint))
     }
 
-    /// Both units: `heartd sync` runs on the same Swift runtime (libdispatch's queues and timers, NIO's hand-offs).
+    /// Both units: `heartd-sync` runs on the same Swift runtime (libdispatch's queues and timers, NIO's hand-offs).
     @Test("the unit lets setpriority(2) through its system-call filter, after the line that removes @resources",
           arguments: ["heartd.service", "heartd-sync.service"])
     func unitAllowsSetpriority(_ name: String) throws {

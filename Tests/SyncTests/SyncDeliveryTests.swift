@@ -6,7 +6,7 @@ import Logging
 import Testing
 @testable import Sync
 
-/// `heartd sync`'s delivery against a real PostgreSQL: every sample once, deletions, the sync-version rule,
+/// `heartd-sync`'s delivery against a real PostgreSQL: every sample once, deletions, the sync-version rule,
 /// the schema guard, the login and the one-process-per-gateway rule.
 @Suite(.serialized) struct SyncDeliveryTests {
     let server: PostgresServer
@@ -103,7 +103,7 @@ import Testing
         let again = try await CentralWriter.open(connector: f.connector(), gateway: identity, logger: logger)
         await again.close()
         let lock = try SyncLock(path: f.settings.stateFile + ".lock")
-        #expect(throws: SyncError(.alreadyRunning, "another heartd sync holds \(lock.path)")) {
+        #expect(throws: SyncError(.alreadyRunning, "another heartd-sync holds \(lock.path)")) {
             _ = try SyncLock(path: f.settings.stateFile + ".lock")
         }
     }

@@ -3,8 +3,8 @@ import TestBus
 import Testing
 @testable import Sync
 
-/// The real `heartd sync` process: kill -9 at random moments (between a commit and its bookkeeping among
-/// them), and two processes on one store or one gateway.
+/// The real `heartd-sync` process: kill -9 at random moments (between a commit and its bookkeeping among
+/// them), two processes on one store or one gateway, its exit statuses, and the old `heartd sync` pointing at it.
 @Suite(.serialized) struct SyncProcessTests {
     let server: PostgresServer
 
@@ -31,10 +31,10 @@ import Testing
         return path
     }
 
-    func start(_ config: String, once: Bool = false, log: String) throws -> Process {
+    func start(_ config: String, once: Bool = false, log: String, program: [String] = ["heartd-sync"]) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("heartd"))
-        process.arguments = ["sync", "--config", config, "--log-target", "stderr"] + (once ? ["--once"] : [])
+        process.executableURL = URL(fileURLWithPath: try BuiltProducts.path(program[0]))
+        process.arguments = Array(program.dropFirst()) + ["--config", config, "--log-target", "stderr"] + (once ? ["--once"] : [])
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
@@ -94,5 +94,38 @@ import Testing
         #expect(await waitForExit(first))
         #expect(first.terminationReason == .exit && first.terminationStatus == 0, "SIGTERM stops it cleanly")
         try f.store.expectDelivered(to: server, database: db.name, gateway: f.gateway)
+    }
+
+    /// A cron line or unit from before the split: `heartd sync` names its successor, exits 2 and delivers nothing.
+    @Test func theOldSyncCommandPointsAtHeartdSync() async throws {
+        let db = try server.createDatabase()
+        let f = try SyncFixture(url: db.url)
+        defer { f.remove() }
+        try f.store.fill(series: 2)
+        let config = try configFile(f)
+        let old = try start(config, once: true, log: f.dir + "/old.log", program: ["heartd", "sync"])
+        #expect(await waitForExit(old))
+        #expect(old.terminationStatus == 2)
+        let log = try String(contentsOfFile: f.dir + "/old.log", encoding: .utf8)
+        #expect(log.contains("heartd sync moved to heartd-sync: run `heartd-sync --config \(config) --log-target stderr --once`"),
+                "\(log)")
+        #expect(f.state() == nil, "no sync ran")
+        // The command it names does the work.
+        let new = try start(config, once: true, log: f.dir + "/new.log")
+        #expect(await waitForExit(new, seconds: 60))
+        #expect(new.terminationStatus == 0, "\((try? String(contentsOfFile: f.dir + "/new.log", encoding: .utf8)) ?? "")")
+        try f.store.expectDelivered(to: server, database: db.name, gateway: f.gateway)
+    }
+
+    /// Without `sync.url` heartd-sync refuses to start as `heartd sync` did: a usage error (64) saying what to add.
+    @Test func withoutAURLItRefusesToStart() async throws {
+        let f = try SyncFixture(url: "")
+        defer { f.remove() }
+        let config = f.dir + "/empty.toml"
+        try "[store]\npath = \"\(f.store.path)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let process = try start(config, once: true, log: f.dir + "/nourl.log")
+        #expect(await waitForExit(process))
+        #expect(process.terminationStatus == 64)
+        #expect(try String(contentsOfFile: f.dir + "/nourl.log", encoding: .utf8).contains("sync.url is not set"))
     }
 }

@@ -11,7 +11,7 @@ import TestBus
 /// — beside a naive client that INSERTs one row per beat, in the same run.
 struct SyncBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Gateway stores → central PostgreSQL: heartd sync against a naive row-per-beat client.")
+        commandName: "sync", abstract: "Gateway stores → central PostgreSQL: heartd-sync against a naive row-per-beat client.")
 
     @Option(help: "Gateway stores, each one sensor-day.") var gateways = 20
     @Option(help: "Seconds of each sensor-day (86400 = a day).") var seconds = 86_400
@@ -75,7 +75,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             return
         }
 
-        // 2. heartd sync: every gateway at once, each its own runner and connection.
+        // 2. heartd-sync: every gateway at once, each its own runner and connection.
         let silent = Logger(label: "heartbench", factory: { _ in SwiftLogNoOpLogHandler() })
         let (perGateway, total) = try await Stopwatch.measureAsync {
             try await withThrowingTaskGroup(of: Double.self) { group in
@@ -133,7 +133,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         table.note("Each gateway-day: \(Fmt.count(beatsPerGateway)) beats (`RealRRRecording`: pyhrv's \(SimulatorRecording.nnIntervalsMs.count) real NN intervals looped by `SimulatorScript`, one notification a second); "
                    + "stores built by IngestPipeline → StoreSink (not timed). PostgreSQL \(server.bin) with its default durability "
                    + "(fsync on, synchronous_commit on), on 127.0.0.1.")
-        table.note("heartd sync: pages of batch_size \(SyncSettings().batchSize) changes cut into transactions of at most batch_rows \(batchRows) expanded rows, "
+        table.note("heartd-sync: pages of batch_size \(SyncSettings().batchSize) changes cut into transactions of at most batch_rows \(batchRows) expanded rows, "
                    + "the next prepared while the server writes the current one (samples and expanded rows via unnest arrays, "
                    + "the delivered anchor in the same transaction). Naive: one autocommitted INSERT per beat "
                    + "(\(Fmt.count(naive.beats)) beats measured, per-day figures extrapolated linearly).")

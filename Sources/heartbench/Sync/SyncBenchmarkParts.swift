@@ -98,7 +98,7 @@ enum SyncBenchmarkParts {
         return IndexComparison(brinBytes: brinBytes, btreeBytes: btreeBytes, brinSeconds: brinSeconds, btreeSeconds: btreeSeconds)
     }
 
-    /// A store being written (a series saved every ~1.5 s, as a daemon finishing series) while `heartd sync` runs
+    /// A store being written (a series saved every ~1.5 s, as a daemon finishing series) while `heartd-sync` runs
     /// with its default interval (`sync.interval`): seconds from each save to its row in the central database.
     static func steadyStateDelay(workspace: Workspace, settings: SyncSettings, rounds: Int, server: PostgresServer,
                                  database: String) async throws -> [Double] {

@@ -1,15 +1,22 @@
 import ArgumentParser
 import Foundation
+import HeartdCommandLine
 import HeartQueries
-import HeartdKit
 import Logging
 import Sync
 
-/// `heartd sync`: delivers the store to the central PostgreSQL (docs/CENTRAL.md). Its own process and unit
-/// (systemd/heartd-sync.service): network, no Bluetooth, the store read-only.
-struct SyncCommand: AsyncParsableCommand {
+/// `heartd-sync`: delivers the store to the central PostgreSQL (docs/CENTRAL.md). Its own program, process and unit
+/// (systemd/heartd-sync.service): network, no Bluetooth, the store read-only. It is what `heartd sync` was; the
+/// capture daemon no longer links it, nor NIO, BoringSSL or PostgresNIO (docs/ARCHITECTURE.md).
+struct HeartdSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Deliver the store's changes to the central PostgreSQL ([sync] settings).")
+        commandName: "heartd-sync", abstract: "Deliver the store's changes to the central PostgreSQL ([sync] settings).",
+        discussion: """
+        Reads [sync] from the same heartd.toml as heartd (`heartd check-config` shows it) and the store read-only.
+        Exit status: 0 when --once caught up or a signal stopped it; 1 on an error (with --once: the first); 3 when \
+        another sync process holds this store or gateway; 64 on a bad option or configuration, or no sync.url.
+        """,
+        version: HeartdVersion.string)
 
     @OptionGroup var options: ConfigOptions
 
@@ -30,10 +37,10 @@ struct SyncCommand: AsyncParsableCommand {
                                 identity: GatewayIdentity(name: settings.effectiveGateway, version: HeartdVersion.string),
                                 connector: connector, logger: logger)
         } catch {
-            logger.critical("heartd sync cannot start", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
+            logger.critical("heartd-sync cannot start", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
             throw ExitCode.failure
         }
-        logger.info("heartd sync starting", metadata: [
+        logger.info("heartd-sync starting", metadata: [
             "store": "\(configuration.store.path)", "central": "\(runner.connector.url)", "gateway": "\(runner.identity.name)",
             "once": "\(once)"])
         let once = once
@@ -44,7 +51,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             try await task.value
         } catch let error as SyncError {
-            logger.error("heartd sync stopped", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
+            logger.error("heartd-sync stopped", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
             throw ExitCode(error.code == .alreadyRunning ? 3 : 1)
         }
     }
