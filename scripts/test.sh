@@ -12,4 +12,12 @@ if ldd "$(swift build --show-bin-path)/heartctl" | grep -i dbus; then
   echo "test.sh: heartctl links libdbus; it must not (see docs/ARCHITECTURE.md)" >&2
   exit 1
 fi
+# The capture daemon links no network stack (docs/ARCHITECTURE.md): no NIO, PostgresNIO or BoringSSL symbol in heartd;
+# heartd-sync has them. PackageGraphTests checks the same from the manifest and the built binaries.
+# (grep reads all of nm's output: with pipefail, an early exit would make nm's SIGPIPE hide a match.)
+network=$(nm --defined-only "$(swift build --show-bin-path)/heartd" | grep -c -E 'NIOCore|PostgresNIO|BoringSSL' || true)
+if [ "$network" != 0 ]; then
+  echo "test.sh: heartd has $network NIO/PostgresNIO/BoringSSL symbols; it must link no network stack (docs/ARCHITECTURE.md)" >&2
+  exit 1
+fi
 swift test --skip-build --no-parallel "$@"

@@ -3,8 +3,8 @@ import TestBus
 import Testing
 
 /// Package.swift says what the code does: heartctl's graph has no Bluetooth or D-Bus, the built heartctl links no
-/// libdbus, and every target's imports equal its declared dependencies (no declared-but-unused, no
-/// used-but-undeclared).
+/// libdbus, the capture daemon's graph has no network stack, and every target's imports equal its declared
+/// dependencies (no declared-but-unused, no used-but-undeclared).
 @Suite(.serialized) struct PackageGraphTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -14,6 +14,10 @@ import Testing
                                       "Synchronization", "Testing", "XCTest"]
     // Timers (a timerfd, shared with sync's retry backoff) is not Bluetooth: heartctl may reach it through Sync.
     static let bluetooth: Set<String> = ["BlueZ", "Capture", "DBus", "CDBus"]
+    /// What talks to the network: heartd's own Sync and the packages under it (the NIO products, PostgresNIO,
+    /// NIOSSL and its BoringSSL). A name that starts with "NIO" counts too, so a new NIO product cannot slip in.
+    static let network: Set<String> = ["Sync", "PostgresNIO", "NIOSSL", "CNIOBoringSSL", "CNIOBoringSSLShims"]
+    static func isNetwork(_ name: String) -> Bool { network.contains(name) || name.hasPrefix("NIO") }
 
     struct Target {
         let name: String
@@ -69,6 +73,47 @@ import Testing
         #expect(graph.contains("HeartQueries"))
         #expect(graph.intersection(Self.bluetooth).isEmpty, "heartctl reaches \(graph.intersection(Self.bluetooth))")
         #expect(Self.closure(of: "heartd", in: targets).isSuperset(of: ["Capture", "DBus"]))
+    }
+
+    /// The capture daemon keeps `PrivateNetwork=yes` and links no network stack (issue 27): what talks to the
+    /// network is heartd-sync (and heartctl, a client). HeartdConfig reaches only SyncConfig, the `[sync]` settings.
+    @Test func heartdDependsOnNoNetworkStack() throws {
+        let targets = try Self.targets()
+        for name in ["heartd", "HeartdConfig", "HeartdKit"] {
+            let reached = Self.closure(of: name, in: targets).filter(Self.isNetwork)
+            #expect(reached.isEmpty, "\(name) reaches \(reached.sorted())")
+        }
+        #expect(Self.closure(of: "HeartdConfig", in: targets).contains("SyncConfig"))
+        // heartd-sync is the control case: the same walk finds the network stack there.
+        let sync = Self.closure(of: "heartd-sync", in: targets)
+        #expect(sync.isSuperset(of: ["Sync", "PostgresNIO", "NIOSSL", "NIOCore"]), "heartd-sync reaches \(sync.sorted())")
+        #expect(sync.intersection(Self.bluetooth).isEmpty, "heartd-sync reaches \(sync.intersection(Self.bluetooth))")
+    }
+
+    /// The same on the built binary: no symbol of NIOCore, PostgresNIO or BoringSSL in heartd (Swift's mangled names
+    /// carry the module; BoringSSL's C symbols are prefixed CNIOBoringSSL_). scripts/test.sh checks it too.
+    @Test func builtHeartdHasNoNetworkSymbols() throws {
+        let pattern = try Regex("NIOCore|PostgresNIO|BoringSSL")
+        let heartd = try Self.symbols(of: BuiltProducts.path("heartd"))
+        #expect(heartd.count > 1000, "nm listed \(heartd.count) symbols")  // nm really read the binary
+        let found = heartd.filter { $0.contains(pattern) }
+        #expect(found.isEmpty, "heartd links \(found.count) network symbols, e.g. \(found.prefix(3))")
+        // heartd-sync is the control case: the same search finds them there.
+        #expect(try Self.symbols(of: BuiltProducts.path("heartd-sync")).contains { $0.contains(pattern) })
+    }
+
+    /// The defined symbols of an executable, as `nm` prints them.
+    static func symbols(of path: String) throws -> [Substring] {
+        let nm = Process()
+        nm.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        nm.arguments = ["nm", "--defined-only", path]
+        let out = Pipe()
+        nm.standardOutput = out
+        try nm.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        nm.waitUntilExit()
+        try #require(nm.terminationStatus == 0, "nm \(path) failed")
+        return text.split(separator: "\n")
     }
 
     @Test func builtHeartctlLinksNoLibdbus() throws {
