@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The release build heartd ships as: heartd and heartctl with the Swift runtime and Foundation linked statically
-# (--static-swift-stdlib) into .build-static/release; prints that directory. The system's libdbus, libsqlite3 and
+# The release build heartd ships as: heartd, heartctl and heartd-sync with the Swift runtime and Foundation linked
+# statically (--static-swift-stdlib) into .build-static/release; prints that directory. Unstripped: scripts/install.sh
+# strips them and keeps their debug info beside them. The system's libdbus, libsqlite3 and
 # libsystemd stay shared. Why (docs/BENCHMARKS.md, "Memory"): the static daemon keeps resident only the pages it
 # touches of the Swift libraries, instead of each shared library's loaded, relocated and faulted-around pages
 # (~5–7 MB less), and runs where no Swift runtime is installed (the lab's Debian 12 guests: scripts/lab-test.sh and
@@ -22,12 +23,12 @@
 # (--no-warn-symbol-ordering): a stale list costs only speed.
 # A first build takes 10–45 min (BoringSSL, NIO and GRDB optimised), then only what changed.
 #   RELR=0 scripts/build-release.sh           # the default link (no lld, no packed relocations)
-#   scripts/build-release.sh                  # heartd and heartctl
+#   scripts/build-release.sh                  # heartd, heartctl and heartd-sync
 #   scripts/build-release.sh heartd           # only these products
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(heartd heartctl)
+[ ${#products[@]} -gt 0 ] || products=(heartd heartctl heartd-sync)
 # glibc learnt DT_RELR in 2.36; an executable with it does not start on an older one ("GLIBC_ABI_DT_RELR not found").
 relr_supported() {
   local lld=$1 version

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs heartd from a release build: binaries, systemd unit, sysusers/tmpfiles entries,
-# an example configuration (never overwriting one that exists), docs, and optionally the udev rule.
+# Installs heartd from a release build: binaries (stripped; their debug info beside them), systemd units,
+# sysusers/tmpfiles entries, an example configuration (never overwriting one that exists), docs, and optionally
+# the udev rule.
 #
 #   scripts/build-release.sh && sudo scripts/install.sh [--enable] [--udev-rule]
 #   scripts/install.sh --dry-run                  # print what would happen
 #   DESTDIR=/tmp/stage scripts/install.sh         # stage into a directory (no systemctl calls)
 #
 # Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty),
-# BUILD_DIR (default .build-static/release, where scripts/build-release.sh builds).
+# BUILD_DIR (default .build-static/release, where scripts/build-release.sh builds),
+# DEBUGDIR (default /usr/lib/debug, where gdb looks for the debug info of $PREFIX/bin/heartd: $DEBUGDIR$PREFIX/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +19,7 @@ DESTDIR="${DESTDIR:-}"
 BUILD_DIR="${BUILD_DIR:-.build-static/release}"
 DRY_RUN=0 ENABLE=0 UDEV_RULE=0
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY_RUN=1 ;;
@@ -29,6 +31,7 @@ for arg in "$@"; do
 done
 
 BINDIR="$PREFIX/bin"
+DEBUGDIR="${DEBUGDIR:-/usr/lib/debug}"
 UNITDIR="$SYSCONFDIR/systemd/system"
 SYSUSERSDIR="$SYSCONFDIR/sysusers.d"
 TMPFILESDIR="$SYSCONFDIR/tmpfiles.d"
@@ -47,7 +50,9 @@ install_file() {
   run install -D -m "$1" "$2" "$DESTDIR$3"
 }
 
-for binary in heartd heartctl; do
+# heartd captures (no network stack); heartd-sync delivers to the central PostgreSQL; heartctl is the client.
+binaries=(heartd heartctl heartd-sync)
+for binary in "${binaries[@]}"; do
   if [ ! -x "$BUILD_DIR/$binary" ]; then
     if [ "$DRY_RUN" -eq 1 ]; then
       echo "# note: $BUILD_DIR/$binary not built yet (scripts/build-release.sh)"
@@ -58,11 +63,22 @@ for binary in heartd heartctl; do
   fi
 done
 
-for binary in heartd heartctl; do install_file 0755 "$BUILD_DIR/$binary" "$BINDIR/$binary"; done
-
-# The unit names /usr/local/bin/heartd; rewrite it for another PREFIX.
+# Stripped: a release binary is ~160 MB with its DWARF and symbol tables, ~76 MB without; the kernel maps and
+# reads the file, and a smaller one installs, copies and pages in for less. The debug info goes beside it,
+# $DEBUGDIR$BINDIR/<binary>.debug (objcopy --only-keep-debug), and the stripped binary names it in its
+# .gnu_debuglink with a checksum, where gdb finds it (its default debug-file-directory is /usr/lib/debug).
+gen_tmp="$(mktemp -d)"
 unit_tmp="$(mktemp)"
-trap 'rm -f "$unit_tmp"' EXIT
+trap 'rm -f "$unit_tmp"; rm -rf "$gen_tmp"' EXIT
+for binary in "${binaries[@]}"; do
+  run objcopy --only-keep-debug "$BUILD_DIR/$binary" "$gen_tmp/$binary.debug"
+  # objcopy reads the .debug file for its checksum and records only its name; the installed copy is that file.
+  run objcopy --strip-all --add-gnu-debuglink="$gen_tmp/$binary.debug" "$BUILD_DIR/$binary" "$gen_tmp/$binary"
+  install_file 0755 "$gen_tmp/$binary" "$BINDIR/$binary"
+  install_file 0644 "$gen_tmp/$binary.debug" "$DEBUGDIR$BINDIR/$binary.debug"
+done
+
+# The units name /usr/local/bin/heartd and /usr/local/bin/heartd-sync; rewrite them for another PREFIX.
 sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
     -e "s|/etc/heartd/heartd.toml|$CONFDIR/heartd.toml|" \
     -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd.service > "$unit_tmp"
@@ -90,9 +106,7 @@ install_file 0644 docs/CONTROL.md "$DOCDIR/CONTROL.md"
 
 # Man pages and bash/zsh/fish completions, generated from the binaries' own command trees (swift-argument-parser).
 MANDIR="$PREFIX/share/man"
-gen_tmp="$(mktemp -d)"
-trap 'rm -f "$unit_tmp"; rm -rf "$gen_tmp"' EXIT
-for spec in heartctl:1 heartd:8; do
+for spec in heartctl:1 heartd:8 heartd-sync:8; do
   binary="${spec%%:*}" section="${spec##*:}"
   if ! "$BUILD_DIR/$binary" --experimental-dump-help 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null; then
     echo "# $BUILD_DIR/$binary cannot describe itself: skipped its man page and completions"

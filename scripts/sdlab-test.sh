@@ -28,11 +28,11 @@ SDLAB="$SDLAB" scripts/sdlab/build-image.sh >&2
 
 # The shipped static build (the guest has Debian 12's libdbus and libsqlite3 but no Swift runtime), shared with
 # scripts/lab-test.sh.
-RELEASE=$(scripts/build-release.sh heartd heartctl)
+RELEASE=$(scripts/build-release.sh heartd heartctl heartd-sync)
 BIN=$(mktemp -d /tmp/heartd-sdlab-bin.XXXXXX)
 OUT=$(mktemp -d /tmp/heartd-sdlab-out.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
-cp "$RELEASE/heartd" "$RELEASE/heartctl" "$BIN/"
+cp "$RELEASE/heartd" "$RELEASE/heartctl" "$RELEASE/heartd-sync" "$BIN/"
 
 # 2 notifications/s with one RR each at 120 bpm, as scripts/lab-test.sh.
 set +e

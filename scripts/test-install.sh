@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Checks scripts/install.sh and scripts/uninstall.sh by staging into a temporary DESTDIR with
-# stand-in binaries. Prints "N passed, N failed".
+# stand-in binaries (small C programs with debug info, so that the stripping is real). Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/build"
-for b in heartd heartctl; do printf '#!/bin/sh\necho %s\n' "$b" > "$tmp/build/$b"; chmod +x "$tmp/build/$b"; done
+printf '#include <stdio.h>\nint main(void) { puts(NAME); return 0; }\n' > "$tmp/standin.c"
+for b in heartd heartctl heartd-sync; do "${CC:-cc}" -g -DNAME="\"$b\"" -o "$tmp/build/$b" "$tmp/standin.c"; done
 stage="$tmp/stage"
 passed=0 failed=0
 check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1" >&2; fi; }
 
 DESTDIR="$stage" BUILD_DIR="$tmp/build" PREFIX=/opt/hd scripts/install.sh --udev-rule >/dev/null
-check "binaries installed" '[ -x "$stage/opt/hd/bin/heartd" ] && [ -x "$stage/opt/hd/bin/heartctl" ]'
+check "binaries installed" '[ -x "$stage/opt/hd/bin/heartd" ] && [ -x "$stage/opt/hd/bin/heartctl" ] && [ -x "$stage/opt/hd/bin/heartd-sync" ]'
+check "installed binaries run" '[ "$("$stage/opt/hd/bin/heartd-sync")" = heartd-sync ]'
+# Stripped, the debug info beside them under /usr/lib/debug, named by the binary's .gnu_debuglink.
+has_section() { readelf -S -W "$1" 2>/dev/null | grep -q " $2 "; }
+for b in heartd heartctl heartd-sync; do
+  check "$b stripped" '! has_section "$stage/opt/hd/bin/$b" .debug_info && ! has_section "$stage/opt/hd/bin/$b" .symtab'
+  check "$b debug info beside it" 'has_section "$stage/usr/lib/debug/opt/hd/bin/$b.debug" .debug_info'
+  check "$b names its debug file" 'readelf -p .gnu_debuglink "$stage/opt/hd/bin/$b" | grep -q "$b.debug"'
+done
 check "unit installed with PREFIX path" 'grep -q "^ExecStart=/opt/hd/bin/heartd --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd.service"'
+check "sync unit runs heartd-sync" 'grep -q "^ExecStart=/opt/hd/bin/heartd-sync --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd-sync.service"'
 check "sysusers installed" '[ -f "$stage/etc/sysusers.d/heartd.conf" ]'
 check "tmpfiles installed" '[ -f "$stage/etc/tmpfiles.d/heartd.conf" ]'
 check "udev rule installed on request" '[ -f "$stage/etc/udev/rules.d/90-heartd.rules" ]'
@@ -27,6 +37,7 @@ check "existing config kept" '[ "$(cat "$stage/etc/heartd/heartd.toml")" = "# mi
 
 check "missing build refused" '! DESTDIR="$stage" BUILD_DIR="$tmp/none" scripts/install.sh >/dev/null 2>&1'
 check "dry run changes nothing" 'DESTDIR="$tmp/dry" BUILD_DIR="$tmp/build" scripts/install.sh --dry-run >/dev/null && [ ! -e "$tmp/dry" ]'
+check "dry run shows the stripping" 'BUILD_DIR="$tmp/build" scripts/install.sh --dry-run | grep "^+ objcopy --strip-all --add-gnu-debuglink=.*heartd-sync.debug" >/dev/null'
 
 # A user's drop-ins, as `systemctl edit heartd` and `systemctl set-property heartd` write them.
 mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d" \
@@ -39,6 +50,7 @@ mkdir -p "$stage/var/lib/heartd" "$stage/var/lib/heartd-sync"
 echo "{}" > "$stage/var/lib/heartd-sync/state.json"
 DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh >/dev/null
 check "uninstall removes files" '[ ! -e "$stage/opt/hd/bin/heartd" ] && [ ! -e "$stage/etc/systemd/system/heartd.service" ] && [ ! -e "$stage/etc/udev/rules.d/90-heartd.rules" ]'
+check "uninstall removes heartd-sync and the debug info" '[ ! -e "$stage/opt/hd/bin/heartd-sync" ] && [ ! -e "$stage/usr/lib/debug/opt/hd/bin" ]'
 check "uninstall removes the catalog" '[ ! -e "$stage/opt/hd/lib/systemd/catalog/heartd.catalog" ]'
 check "uninstall keeps config" '[ -f "$stage/etc/heartd/heartd.toml" ]'
 check "uninstall keeps drop-ins" '[ -f "$stage/etc/systemd/system/heartd.service.d/override.conf" ]'

@@ -7,15 +7,17 @@
 #   scripts/uninstall.sh --dry-run
 #   DESTDIR=/tmp/stage scripts/uninstall.sh
 #
-# Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty).
+# Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty),
+# DEBUGDIR (default /usr/lib/debug: the binaries' debug info, as scripts/install.sh put it).
 set -euo pipefail
 
 PREFIX="${PREFIX:-/usr/local}"
+DEBUGDIR="${DEBUGDIR:-/usr/lib/debug}"
 SYSCONFDIR="${SYSCONFDIR:-/etc}"
 DESTDIR="${DESTDIR:-}"
 DRY_RUN=0 PURGE=0
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY_RUN=1 ;;
@@ -37,17 +39,27 @@ if [ "$live" -eq 1 ]; then
 fi
 
 for file in \
-  "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" \
+  "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" "$PREFIX/bin/heartd-sync" \
+  "$DEBUGDIR$PREFIX/bin/heartd.debug" "$DEBUGDIR$PREFIX/bin/heartctl.debug" "$DEBUGDIR$PREFIX/bin/heartd-sync.debug" \
   "$SYSCONFDIR/systemd/system/heartd.service" "$SYSCONFDIR/systemd/system/heartd-sync.service" \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
   "$SYSCONFDIR/udev/rules.d/90-heartd.rules" "$PREFIX/lib/systemd/catalog/heartd.catalog" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
   "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" "$PREFIX/share/doc/heartd/CENTRAL.md" \
-  "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" \
+  "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" "$PREFIX/share/man/man8/heartd-sync.8" \
   "$PREFIX/share/bash-completion/completions/heartctl" "$PREFIX/share/bash-completion/completions/heartd" \
+  "$PREFIX/share/bash-completion/completions/heartd-sync" \
   "$PREFIX/share/zsh/site-functions/_heartctl" "$PREFIX/share/zsh/site-functions/_heartd" \
-  "$PREFIX/share/fish/vendor_completions.d/heartctl.fish" "$PREFIX/share/fish/vendor_completions.d/heartd.fish"; do
+  "$PREFIX/share/zsh/site-functions/_heartd-sync" \
+  "$PREFIX/share/fish/vendor_completions.d/heartctl.fish" "$PREFIX/share/fish/vendor_completions.d/heartd.fish" \
+  "$PREFIX/share/fish/vendor_completions.d/heartd-sync.fish"; do
   if [ -e "$DESTDIR$file" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -f "$DESTDIR$file"; fi
+done
+# The debug info's directories ($DEBUGDIR$PREFIX/bin and its parents) where now empty; never $DEBUGDIR itself.
+dir="$PREFIX/bin"
+while [ "$dir" != / ] && [ "$dir" != . ]; do
+  if [ -d "$DESTDIR$DEBUGDIR$dir" ] || [ "$DRY_RUN" -eq 1 ]; then run rmdir --ignore-fail-on-non-empty "$DESTDIR$DEBUGDIR$dir"; fi
+  dir=$(dirname "$dir")
 done
 if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run rmdir --ignore-fail-on-non-empty "$DESTDIR$PREFIX/share/doc/heartd"; fi
 

@@ -2,8 +2,9 @@ import Foundation
 import TestBus
 import Testing
 
-/// scripts/install.sh installs man pages (heartctl.1, heartd.8) and bash/zsh/fish completions generated from the
-/// real binaries' command trees, and scripts/uninstall.sh removes them again (staged into a DESTDIR).
+/// scripts/install.sh installs man pages (heartctl.1, heartd.8, heartd-sync.8) and bash/zsh/fish completions
+/// generated from the real binaries' command trees, and scripts/uninstall.sh removes them again (staged into a
+/// DESTDIR).
 @Suite(.serialized) struct InstalledDocsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -31,6 +32,10 @@ import Testing
         #expect(manual.contains("2 usage error"))
         let daemonManual = try String(contentsOfFile: share + "/man/man8/heartd.8", encoding: .utf8)
         #expect(daemonManual.hasPrefix(".TH HEARTD 8") && daemonManual.contains("replay"))
+        #expect(!daemonManual.contains(".SS heartd sync"), "the moved command is hidden")
+        let syncManual = try String(contentsOfFile: share + "/man/man8/heartd-sync.8", encoding: .utf8)
+        #expect(syncManual.hasPrefix(".TH HEARTD-SYNC 8") && syncManual.contains("\\-\\-once") && syncManual.contains("Exit status"),
+                "\(syncManual)")
         let bash = try String(contentsOfFile: share + "/bash-completion/completions/heartctl", encoding: .utf8)
         #expect(bash.contains("complete") && bash.contains("watch"))
         #expect(try String(contentsOfFile: share + "/zsh/site-functions/_heartctl", encoding: .utf8).hasPrefix("#compdef heartctl"))
@@ -44,7 +49,8 @@ import Testing
 
         let uninstall = try script("uninstall.sh", [], environment: ["DESTDIR": stage, "PREFIX": "/opt/hd"])
         #expect(uninstall.status == 0, "\(uninstall.out)")
-        for file in ["/man/man1/heartctl.1", "/man/man8/heartd.8", "/bash-completion/completions/heartctl",
+        for file in ["/man/man1/heartctl.1", "/man/man8/heartd.8", "/man/man8/heartd-sync.8",
+                     "/bash-completion/completions/heartctl", "/bash-completion/completions/heartd-sync",
                      "/zsh/site-functions/_heartctl", "/fish/vendor_completions.d/heartd.fish"] {
             #expect(!FileManager.default.fileExists(atPath: share + file), "\(file) left behind")
         }

@@ -33,14 +33,15 @@ FORCE=0
 
 # The lab's package list plus systemd as init. udev is what a real system has (it tags
 # bluetooth devices with SYSTEMD_WANTS=bluetooth.target). passwd (userdel/groupdel, used by
-# uninstall.sh) and util-linux (setpriv, runuser) are in minbase anyway.
+# uninstall.sh) and util-linux (setpriv, runuser) are in minbase anyway. binutils: install.sh strips the binaries
+# and keeps their debug info with objcopy (a machine that builds heartd has it for the linker).
 PACKAGES=(
   linux-image-amd64 initramfs-tools kmod
   systemd systemd-sysv udev dbus passwd adduser
   bluez bluez-test-tools
   python3 python3-dbus python3-gi
   libdbus-1-3 libsqlite3-0 libsystemd0 libstdc++6 zlib1g
-  procps psmisc coreutils util-linux
+  procps psmisc coreutils util-linux binutils
   busybox-static cpio
   postgresql
 )
