@@ -9,8 +9,8 @@ markdown table with a column per binary, then where the resident memory of each 
 the stream's last seconds: the steady state's working set). Every figure is read once start-up has settled
 (--settle s after heartd's start), the peak beside it is what start-up took. The last row is the long run: a series
 rotates after 1000 values (~17 min at 1/s, ~4 min at 4/s), and finishing and saving it runs code the stream
-alone does not; there the series hold --settle s of values (series.max_values), so they rotate once start-up's
-pages are handed back, and the figure is read --seconds after that rotation.
+alone does not; there the series hold --settle s of values (series.max_values), so they rotate once start-up has
+settled, and the figure is read --seconds after that rotation.
 usage: memory.py HEARTD [HEARTD ...] [--rate 4] [--seconds 10] [--settle 75] [--env NAME=VALUE ...]
        a binary may be given as LABEL=PATH; --env applies to every heartd started (e.g. MALLOC_ARENA_MAX=1).
 """
