@@ -117,12 +117,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
-        .target(name: "TestBus", path: "Tests/TestBus"),
+        // Test support shared by the test targets and heartbench: a private dbus-daemon, fixture processes, the fake
+        // BlueZ's control interface, `eventually` (polling).
+        .target(name: "TestBus", dependencies: ["DBus"], path: "Tests/TestBus"),
         // Test support for the pipeline's users: an in-memory SeriesSink.
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
-        .testTarget(name: "TimersTests", dependencies: ["Timers"]),
+        .testTarget(name: "TimersTests", dependencies: ["TestBus", "Timers"]),
         .testTarget(name: "TaskThreadsTests", dependencies: ["Posix", "TaskThreads", "TestBus"]),
         // A program that installs the pool as the global executor and checks what reaches it (TaskThreadsTests
         // runs it: the installation only takes in a fresh process).
@@ -141,7 +142,7 @@ let package = Package(
             "HeartStore", "HealthModel", "Posix", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SeededRandom", "SourceEvents",
-                                                       "StrapLab"]),
+                                                       "StrapLab", "TestBus"]),
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
