@@ -105,7 +105,7 @@ import Testing
         try await AcquiredNotifyReaderTests.waitUntil {
             [0, 1, 3].allSatisfy { streams[$0].received.all.count == 100 }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(50))  // a check that nothing more arrives for the closed one
         #expect(streams[2].received.all.count == frozen)
         #expect(frozen <= 41)
         #expect(streams[2].received.closed.withLock { $0 } == false, "our own close is not the peer's")
@@ -124,7 +124,7 @@ import Testing
         AcquiredNotifyReaderTests.send(wfd, [0x00, 60])
         try await AcquiredNotifyReaderTests.waitUntil { calls.withLock { $0 } == 1 }
         AcquiredNotifyReaderTests.send(wfd, [0x00, 61])
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // a check that nothing happens: the closed reader takes no more
         #expect(calls.withLock { $0 } == 1)
         // The poller still serves others.
         let others = try Self.streams(1)

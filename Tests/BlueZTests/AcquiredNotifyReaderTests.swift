@@ -69,7 +69,7 @@ import Glibc
         #expect(AcquiredNotifyReader.enableTimestamps(rfd))  // as the reader does on a fresh socket
         Self.send(wfd, [0x00, 70])
         let sent = Date()
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // the datagram waits in the socket: read 300 ms after it came
         let reader = start(rfd, batching: .off, into: r)
         defer { reader.close() }
         try await Self.waitUntil { r.all.count == 1 }

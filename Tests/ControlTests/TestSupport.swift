@@ -40,7 +40,7 @@ struct TestHandler: ControlHandler {
         case "echo":
             return ControlResponse(id: request.id, result: .object(request.params))
         case "slow":
-            try? await Task.sleep(for: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(100))  // a method that takes its time, on purpose
             return ControlResponse(id: request.id, result: "slow done")
         case "typed":
             guard let n = request.params["n"]?.intValue else {

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import IngestTestSupport
 import SourceEvents
+import TestBus
 import Testing
 @testable import Ingest
 
@@ -83,8 +84,7 @@ import Testing
         #expect(await store.drain(timeout: 10))
         inner.setFailing(true)
         for second in 4...6 { await feed(pipeline, [notification(Double(second), hrm(60, rr: [1024]))]) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(store.status.checkpointFailures > 0)
+        #expect(await eventually { store.status.checkpointFailures > 0 })
         inner.setFailing(false)
         #expect(await store.drain(timeout: 10))
         // The appends of 4 to 6 s were merged and written after the failure; the pipeline learns of the failure at

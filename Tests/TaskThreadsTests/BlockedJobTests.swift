@@ -34,7 +34,7 @@ import Testing
         #expect(await eventually { pool.statistics.jobsRun == 2 })
         let ran = Flag()
         let third = Task(executorPreference: pool.executor) { ran.set() }
-        try? await Task.sleep(for: .milliseconds(100))
+        try? await Task.sleep(for: .milliseconds(100))  // a check that nothing happens: the third waits
         #expect(!ran.isSet)
         #expect(pool.statistics.threads == 2)
         gate.open()

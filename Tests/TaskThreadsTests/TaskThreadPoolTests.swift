@@ -56,7 +56,7 @@ import Testing
         let pool = TaskThreadPool(.init(name: "tt-cancel"))
         defer { pool.stop() }
         let sleeper = Task(executorPreference: pool.executor) { try await Task.sleep(for: .seconds(30)) }
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { pool.statistics.timedJobs == 1 }, "the sleep began")
         let start = PoolThreads.seconds()
         sleeper.cancel()
         let result = await sleeper.result
