@@ -110,7 +110,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "Control", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
+            "Capture", "Control", "DBus", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
             "SeededRandom", "StrapLab", "Sync", "TestBus",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
