@@ -1,13 +1,15 @@
 import DBus
 import Foundation
 import Testing
+import TaskThreads
 import TestBus
 
 /// heartd connected to a sensor that sends nothing wakes no thread at all: no periodic tick anywhere
 /// (docs/ARCHITECTURE.md). What this guards against is libdispatch's worker-pool monitor, a one-second timer on its
 /// manager thread that the first worker of a non-overcommit root queue starts — through Swift concurrency's default
 /// executor or `DispatchQueue.global()` — and never stops. heartd's tasks run on its own threads (`TaskThreads`).
-@Suite(.serialized) struct DaemonIdleTests {
+@Suite(.serialized, .enabled(if: TaskThreads.isCompiledIn, "built without the trait CustomGlobalExecutor: libdispatch's monitor ticks"))
+struct DaemonIdleTests {
     static let address = "A0:9E:1A:7C:00:01"
 
     /// Thread id → (name, times it has run), from /proc/PID/task/*/schedstat.
