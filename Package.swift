@@ -1,4 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.3
+// heartd needs Swift 6.3 or later (Linux). The trait CustomGlobalExecutor (on by default) runs Swift concurrency on
+// heartd's own threads through experimental SPI of Swift 6.3 (Sources/TaskThreads); `--disable-default-traits`
+// builds without it, on the platform's executor.
 import PackageDescription
 
 let package = Package(
@@ -8,6 +11,11 @@ let package = Package(
         .executable(name: "heartd", targets: ["heartd"]),
         .executable(name: "heartctl", targets: ["heartctl"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
+    ],
+    traits: [
+        .trait(name: "CustomGlobalExecutor",
+               description: "Swift concurrency's global executor on heartd's own threads (experimental SPI of Swift 6.3)"),
+        .default(enabledTraits: ["CustomGlobalExecutor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -120,6 +128,8 @@ let package = Package(
         // Test support shared by the test targets and heartbench: a private dbus-daemon, fixture processes, the fake
         // BlueZ's control interface, `eventually` (polling).
         .target(name: "TestBus", dependencies: ["DBus"], path: "Tests/TestBus"),
+        // Test support: small real file systems (btrfs, xfs, ext4 on loop devices, tmpfs) for the full-disk tests.
+        .target(name: "TestFileSystems", path: "Tests/TestFileSystems"),
         // Test support for the pipeline's users: an in-memory SeriesSink.
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
@@ -139,7 +149,7 @@ let package = Package(
         .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
         .testTarget(name: "SeededRandomTests", dependencies: ["SeededRandom"]),
         .testTarget(name: "HeartStoreTests", dependencies: [
-            "HeartStore", "HealthModel", "Posix", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift"),
+            "HeartStore", "HealthModel", "SeededRandom", "TestFileSystems", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SeededRandom", "SourceEvents",
                                                        "StrapLab", "TestBus"]),
@@ -157,7 +167,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
-            "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TestBus",
+            "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TaskThreads", "TestBus", "TestFileSystems",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -30,8 +30,17 @@ struct Status: AsyncParsableCommand {
             }
             print("heartd \(s.version) (pid \(s.pid), \(s.mode.rawValue)), up \(Int(s.uptimeSeconds)) s")
             print("store: \(s.store.path ?? "-") (\(s.store.sizeBytes) bytes)")
-            if let error = s.store.sink.lastError {
-                print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")
+            switch s.store.state {
+            case .writing:
+                if s.store.sink.droppedBeats > 0 {
+                    print("store: \(s.store.sink.droppedBeats) beats were dropped while it could not write")
+                }
+            case .failing, .notOpen:
+                let since = s.store.failingSince.map { " since \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+                let what = s.store.state == .notOpen ? "CANNOT OPEN THE STORE" : "CANNOT WRITE THE STORE"
+                print("store: \(what)\(since): \(s.store.error ?? "-")")
+                print("store: capture goes on; \(s.store.sink.queuedBeats) beats waiting in memory, "
+                      + "\(s.store.sink.droppedBeats) dropped (store.memory_buffer_beats)")
             }
             var table = Table("DEVICE", "NAME", "STATE", "BPM", "BATTERY", "LAST", "BEATS", "SERIES", "GAPS", "DROPPED",
                               "NOTIFY")

@@ -78,6 +78,7 @@ import Testing
     @Test func aBackgroundSinkKeepsAFailedCheckpointMergedAndAsksForWholeSeries() async throws {
         let inner = InMemorySeriesSink()
         let store = BackgroundSink(inner, memoryBufferBeats: 100, retryInterval: 0.02)
+        store.start()
         let pipeline = IngestPipeline(sink: store)
         await feed(pipeline, [connected(0)])
         for second in 1...3 { await feed(pipeline, [notification(Double(second), hrm(60, rr: [1024]))]) }

@@ -54,8 +54,8 @@ def sleep_until(t):
 
 def measure(heartd, rate, seconds, settle, env):
     """[(row label, RSS MB, peak MB)] and the streaming daemon's mappings. Each row is read `settle` s after heartd
-    started, when start-up's pages have been paged out (StartupPages: a minute after the start, 10 s after the last
-    connection); the peak shows what start-up itself took."""
+    started (a build older than issue 27's has paged its start-up pages out by then, a minute after its start); the
+    peak shows what start-up itself took."""
     def settled_rss(label, allow, subscribe):
         gw = Gateway(heartd, ADDRESSES, "heartd-mem.", allow=allow, env=env)
         try:
@@ -105,8 +105,8 @@ def main():
     ap.add_argument("--rate", type=float, default=4.0, help="notifications a second per sensor")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the stream")
     ap.add_argument("--settle", type=float, default=75.0,
-                    help="seconds after heartd's start before measuring (it pages out what start-up left resident "
-                         "a minute after its start and 10 s after the last connection: StartupPages)")
+                    help="seconds after heartd's start before measuring (builds older than issue 27's paged out what "
+                         "start-up left resident a minute after their start: keep 75 to compare with them)")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for heartd's environment")
     args = ap.parse_args()
     env = dict(e.split("=", 1) for e in args.env)

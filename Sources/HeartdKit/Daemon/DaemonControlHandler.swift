@@ -16,14 +16,18 @@ public struct DaemonControlHandler: ControlHandler {
     let mode: DaemonMode
     /// The store writer; its counters are `status.store.sink`.
     let store: BackgroundSink?
+    /// Whether the store could be opened (`status.store.state`); nil where the handler is given an open database.
+    let daemonStore: DaemonStore?
     /// The active sessions' live statistics (`status.sessions`).
     let monitor: ActiveSessionMonitor
     /// `subscribe`'s subscribers.
     let changes: ChangeSubscriptions
 
     init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
-         mode: DaemonMode, store: BackgroundSink? = nil, monitor: ActiveSessionMonitor, startedAt: Date = Date()) {
+         mode: DaemonMode, store: BackgroundSink? = nil, daemonStore: DaemonStore? = nil, monitor: ActiveSessionMonitor,
+         startedAt: Date = Date()) {
         self.store = store
+        self.daemonStore = daemonStore
         self.monitor = monitor
         self.changes = ChangeSubscriptions(database: database)
         self.pipeline = pipeline
@@ -110,11 +114,14 @@ public struct DaemonControlHandler: ControlHandler {
     func status() async -> DaemonStatus {
         let db = queries.database
         let pipelineSink = await pipeline.sinkStatus()
+        let sink = store?.status ?? pipelineSink
+        let storeReport = daemonStore?.report(sink: sink)
+            ?? StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: sink)
         return DaemonStatus(
             version: HeartdVersion.string, protocolVersion: ControlProtocol.version, pid: Int(getpid()), mode: mode,
             started: startedAt, uptimeSeconds: Date().timeIntervalSince(startedAt).rounded(),
             capture: await capture.status(), devices: await pipeline.status(),
-            store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: store?.status ?? pipelineSink),
+            store: storeReport,
             watchers: hub.watcherCount + changes.subscriberCount, sessions: monitor.status())
     }
 
