@@ -15,8 +15,7 @@ import Testing
             guard line.hasPrefix("### `"), line.hasSuffix("`") else { return nil }
             return String(line.dropFirst(5).dropLast())
         })
-        let served = Set(DaemonControlHandler.daemonMethods.keys).union(StoreQueries.methods.keys)
-            .union([ControlProtocol.helloMethod])
+        let served = Set(ControlMethod.allCases.map(\.rawValue)).union([ControlProtocol.helloMethod])
         #expect(documented == served, "undocumented: \(served.subtracting(documented)); documented but not served: \(documented.subtracting(served))")
     }
 
