@@ -21,7 +21,8 @@ struct HRV: AsyncParsableCommand {
             if let rrFile {
                 result = try HRV.fromFile(rrFile)
             } else {
-                result = try await global.transport().json(HRVCall.self, HRVCall.Params(uuid: uuid, range: filter.scope(range)))
+                let params = HRVCall.Params(HRVCall.Options(uuid: uuid), range: filter.scope(range))
+                result = try await global.transport().json(HRVCall.self, params)
             }
             if global.json || rrFile != nil { return printJSON(result) }
             var table = Table("BEATS", "SDNN ms", "RMSSD ms", "pNN50 %", "MEAN HR")
@@ -112,7 +113,7 @@ struct Export: AsyncParsableCommand {
             } else {
                 out = FileHandle.standardOutput
             }
-            let params = ExportCall.Params(format: ExportFormat(rawValue: format), range: filter.scope(range))
+            let params = ExportCall.Params(ExportCall.Options(format: ExportFormat(rawValue: format)), range: filter.scope(range))
             var samples = 0
             // The daemon keeps the connection open after the export's "end" event: stop reading there.
             events: for try await event in try await global.exportStream(params) {

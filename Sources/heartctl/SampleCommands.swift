@@ -108,8 +108,8 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p = StatsCall.Params(type: type, range: filter.scope(range), anchor: anchor.map(QueryDate.text),
-                                     byDevice: byDevice ? true : nil)
+            var p = StatsCall.Params(StatsCall.Options(type: type, anchor: anchor.map(QueryDate.text), byDevice: byDevice ? true : nil),
+                                     range: filter.scope(range))
             if let interval {
                 guard let seconds = parseDuration(interval) else { throw CLIError(.failed, "--interval: use 90s, 15m, 1h, 1d or seconds") }
                 p.interval = seconds

@@ -67,17 +67,19 @@ struct ControlCallExample {
         case .beats:
             ControlCallExample(BeatsCall.self, UUIDParams(uuid: uuid.uuidString), BeatsCall.Result(beats))
         case .quantities:
-            ControlCallExample(QuantitiesCall.self, QuantitiesCall.Params(type: "heart-rate", range: range), QuantitiesCall.Result(
-                type: "heart-rate", unit: "count/min", points: [QuantityPoint(value: 61, start: t0, end: t0.addingTimeInterval(1))]))
+            ControlCallExample(QuantitiesCall.self, QuantitiesCall.Params(QuantitiesCall.Options(type: "heart-rate"), range: range),
+                               QuantitiesCall.Result(type: "heart-rate", unit: "count/min",
+                                                     points: [QuantityPoint(value: 61, start: t0, end: t0.addingTimeInterval(1))]))
         case .stats:
-            ControlCallExample(StatsCall.self, StatsCall.Params(type: "heart-rate", range: range, interval: 900, anchor: "2026-11-22",
-                                                                byDevice: true),
+            ControlCallExample(StatsCall.self, StatsCall.Params(StatsCall.Options(type: "heart-rate", interval: 900, anchor: "2026-11-22",
+                                                                                  byDevice: true), range: range),
                                StatsCall.Result(type: "heart-rate", unit: "count/min", buckets: [statistics], anchor: t0, interval: 900,
                                                 devices: [StatsCall.Device(device: address, name: nil, buckets: [statistics])],
                                                 openSeries: 1))
         case .hrv:
-            ControlCallExample(HRVCall.self, HRVCall.Params(uuid: uuid.uuidString, range: range), HRVCall.Result(HRVMetrics(
-                count: 2, sdnnMs: 35.5, rmssdMs: nil, pnn50Percent: nil, meanHeartRateBpm: 61, differenceCount: 0)))
+            ControlCallExample(HRVCall.self, HRVCall.Params(HRVCall.Options(uuid: uuid.uuidString), range: range),
+                               HRVCall.Result(HRVMetrics(count: 2, sdnnMs: 35.5, rmssdMs: nil, pnn50Percent: nil, meanHeartRateBpm: 61,
+                                                         differenceCount: 0)))
         case .changes:
             ControlCallExample(ChangesCall.self, ChangesCall.Params(anchor: 5, limit: 100), SampleChanges(
                 added: [SampleSummary(.heartbeatSeries(beats), anchor: 6)], deleted: [UUID()], sessions: [session], anchor: 8))
@@ -97,7 +99,7 @@ struct ControlCallExample {
             ControlCallExample(ReportCall.self, ReportCall.Params(from: "-2h", to: "now", device: address),
                                ReportCall.Result(html: "<html></html>", devices: 1, beats: 3))
         case .export:
-            ControlCallExample(ExportCall.self, ExportCall.Params(format: .healthkitXML, range: range), StreamStarted())
+            ControlCallExample(ExportCall.self, ExportCall.Params(ExportCall.Options(format: .healthkitXML), range: range), StreamStarted())
         case .watch:
             ControlCallExample(WatchCall.self, WatchCall.Params(device: address, session: uuid.uuidString), StreamStarted())
         case .subscribe:

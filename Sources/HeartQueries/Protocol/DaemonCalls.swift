@@ -43,28 +43,13 @@ public enum ExportCall: ControlCall {
     public static let method = ControlMethod.export
     public typealias Result = StreamStarted
 
-    public struct Params: Codable, Sendable, Hashable {
+    public typealias Params = RangeQuery<Options>
+
+    public struct Options: Codable, Sendable, Hashable {
         /// Default `csv`.
         public var format: ExportFormat?
-        public var range: RangeParams
 
-        public init(format: ExportFormat? = nil, range: RangeParams = RangeParams()) {
-            self.format = format
-            self.range = range
-        }
-
-        enum CodingKeys: String, CodingKey { case format }
-
-        public init(from decoder: any Decoder) throws {
-            format = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(ExportFormat.self, forKey: .format)
-            range = try RangeParams(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try range.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodeIfPresent(format, forKey: .format)
-        }
+        public init(format: ExportFormat? = nil) { self.format = format }
     }
 }
 

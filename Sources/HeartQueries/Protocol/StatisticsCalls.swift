@@ -21,32 +21,44 @@ public struct RangeParams: Codable, Sendable, Hashable {
     }
 }
 
+/// The params of a range method: its `RangeParams` and its own `Options`, side by side in one JSON object.
+@dynamicMemberLookup
+public struct RangeQuery<Options: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+    public var options: Options
+    public var range: RangeParams
+
+    public init(_ options: Options, range: RangeParams = RangeParams()) {
+        self.options = options
+        self.range = range
+    }
+
+    public subscript<T>(dynamicMember key: WritableKeyPath<Options, T>) -> T {
+        get { options[keyPath: key] }
+        set { options[keyPath: key] = newValue }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        options = try Options(from: decoder)
+        range = try RangeParams(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try range.encode(to: encoder)
+        try options.encode(to: encoder)
+    }
+}
+
 /// `quantities`: the points of one quantity type in a range.
 public enum QuantitiesCall: ControlCall {
     public static let method = ControlMethod.quantities
 
-    public struct Params: Codable, Sendable, Hashable {
+    public typealias Params = RangeQuery<Options>
+
+    public struct Options: Codable, Sendable, Hashable {
         /// Default `heart-rate`.
         public var type: String?
-        public var range: RangeParams
 
-        public init(type: String? = nil, range: RangeParams = RangeParams()) {
-            self.type = type
-            self.range = range
-        }
-
-        enum CodingKeys: String, CodingKey { case type }
-
-        public init(from decoder: any Decoder) throws {
-            type = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .type)
-            range = try RangeParams(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try range.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodeIfPresent(type, forKey: .type)
-        }
+        public init(type: String? = nil) { self.type = type }
     }
 
     public struct Result: Codable, Sendable, Hashable {
@@ -67,42 +79,25 @@ public enum QuantitiesCall: ControlCall {
 public enum StatsCall: ControlCall {
     public static let method = ControlMethod.stats
 
-    public struct Params: Codable, Sendable, Hashable {
+    public typealias Params = RangeQuery<Options>
+
+    public struct Options: Codable, Sendable, Hashable {
+        /// Default `heart-rate`.
         public var type: String?
-        public var range: RangeParams
         /// Seconds; with it, buckets.
         public var interval: Double?
+        /// Default: the start of `from`'s UTC day.
         public var anchor: QueryDate?
         public var byDevice: Bool?
 
-        public init(type: String? = nil, range: RangeParams = RangeParams(), interval: Double? = nil, anchor: QueryDate? = nil,
-                    byDevice: Bool? = nil) {
+        public init(type: String? = nil, interval: Double? = nil, anchor: QueryDate? = nil, byDevice: Bool? = nil) {
             self.type = type
-            self.range = range
             self.interval = interval
             self.anchor = anchor
             self.byDevice = byDevice
         }
 
         enum CodingKeys: String, CodingKey { case type, interval, anchor, byDevice = "by_device" }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            type = try c.decodeIfPresent(String.self, forKey: .type)
-            interval = try c.decodeIfPresent(Double.self, forKey: .interval)
-            anchor = try c.decodeIfPresent(QueryDate.self, forKey: .anchor)
-            byDevice = try c.decodeIfPresent(Bool.self, forKey: .byDevice)
-            range = try RangeParams(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try range.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodeIfPresent(type, forKey: .type)
-            try c.encodeIfPresent(interval, forKey: .interval)
-            try c.encodeIfPresent(anchor, forKey: .anchor)
-            try c.encodeIfPresent(byDevice, forKey: .byDevice)
-        }
     }
 
     public struct Result: Codable, Sendable, Hashable {
@@ -166,28 +161,13 @@ public enum StatsCall: ControlCall {
 public enum HRVCall: ControlCall {
     public static let method = ControlMethod.hrv
 
-    public struct Params: Codable, Sendable, Hashable {
+    public typealias Params = RangeQuery<Options>
+
+    public struct Options: Codable, Sendable, Hashable {
         /// One heartbeat series; without it, the range.
         public var uuid: String?
-        public var range: RangeParams
 
-        public init(uuid: String? = nil, range: RangeParams = RangeParams()) {
-            self.uuid = uuid
-            self.range = range
-        }
-
-        enum CodingKeys: String, CodingKey { case uuid }
-
-        public init(from decoder: any Decoder) throws {
-            uuid = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .uuid)
-            range = try RangeParams(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try range.encode(to: encoder)
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encodeIfPresent(uuid, forKey: .uuid)
-        }
+        public init(uuid: String? = nil) { self.uuid = uuid }
     }
 
     /// The same shape for `heartctl hrv --rr-file`; `rmssd_ms` and `pnn50_pct` are `null` with too few intervals.

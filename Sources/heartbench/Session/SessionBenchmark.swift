@@ -77,7 +77,7 @@ struct SessionBenchmark: AsyncParsableCommand {
                                                 device: summary.device))
         }
         func points(_ type: String) throws -> [QuantityPoint] {
-            try queries.answer(QuantitiesCall.self, QuantitiesCall.Params(type: type, range: range)).points
+            try queries.answer(QuantitiesCall.self, QuantitiesCall.Params(QuantitiesCall.Options(type: type), range: range)).points
         }
         return try SessionStatistics(start: from, end: to, heartbeatSeries: series, heartRate: try points("heart-rate"),
                                      energy: try points("energy"))
