@@ -35,6 +35,8 @@ struct TestHandler: ControlHandler {
         }
     }
 
+    func isStreaming(_ method: String) -> Bool { method == "watch" }
+
     func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
         switch request.method {
         case "echo":
