@@ -45,7 +45,7 @@ public final class AcquiredNotifyPoller: Sendable {
     private let state = Mutex(State())
     private let delivery = Mutex(())
     private let epfd: Int32
-    private let threadID = Atomic<Int32>(0)
+    private let runningThread = Atomic<Int32>(0)
     /// Readable when `stop()` was called: ends the thread's wait.
     private let stopSignal: WakeSignal
     private static let stopToken: UInt64 = 0
@@ -74,6 +74,12 @@ public final class AcquiredNotifyPoller: Sendable {
             return !s.started
         }
         if first { startThread() }
+    }
+
+    /// The kernel id of the thread while it runs (nil before `start()` took effect and after `stop()` did).
+    public var threadID: Int32? {
+        let id = runningThread.load(ordering: .acquiring)
+        return id == 0 ? nil : id
     }
 
     /// Ends the thread after the round it is in. Sockets still registered stay open until their owners close them.
@@ -117,7 +123,7 @@ public final class AcquiredNotifyPoller: Sendable {
             _ = Glibc.close(r.fd)
             s.batching = s.open.values.map(\.batching).max { $0.interval < $1.interval } ?? .off
         }
-        if clinux_gettid() != threadID.load(ordering: .acquiring) {
+        if clinux_gettid() != runningThread.load(ordering: .acquiring) {
             delivery.withLock { _ in }  // waits out a callback in progress
         }
     }
@@ -125,8 +131,9 @@ public final class AcquiredNotifyPoller: Sendable {
     private func startThread() {
         let thread = Thread { [self] in
             clinux_set_thread_name("heartd-notify")  // Thread.name does not reach the kernel (top -H, perf)
-            threadID.store(clinux_gettid(), ordering: .releasing)
+            runningThread.store(clinux_gettid(), ordering: .releasing)
             run()
+            runningThread.store(0, ordering: .releasing)
         }
         thread.name = "heartd.notify"
         thread.start()

@@ -53,23 +53,23 @@ import Testing
         let threads = streams.reduce(into: Set<String>()) { $0.formUnion($1.received.threads.withLock { $0 }) }
         #expect(threads.count == 1, "every socket read on one thread: \(threads)")
         let tid = threads.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        #expect(tid == poller.threadID.map { "\($0)" }, "the poller's own thread")
         #expect(Self.notifyThreadIDs().contains(tid), "named heartd-notify")
     }
 
     /// The thread runs from `start()` to `stop()`: a capture client's poller is no process-wide singleton.
     @Test func stopEndsTheThread() async throws {
-        let before = Self.notifyThreadIDs()
         let other = AcquiredNotifyPoller()
+        #expect(other.threadID == nil, "no thread before start()")
         other.start()
-        var started: Set<String> = []
-        try await AcquiredNotifyReaderTests.waitUntil {
-            started = Self.notifyThreadIDs().subtracting(before)
-            return !started.isEmpty
-        }
-        #expect(started.count == 1, "one thread for the new poller: \(started)")
+        try await AcquiredNotifyReaderTests.waitUntil { other.threadID != nil }
+        let tid = try #require(other.threadID)
+        try await AcquiredNotifyReaderTests.waitUntil { Self.notifyThreadIDs().contains("\(tid)") }
+        #expect(Self.notifyThreadIDs().contains("\(tid)"), "a thread named heartd-notify")
         other.stop()
-        try await AcquiredNotifyReaderTests.waitUntil { Self.notifyThreadIDs().isDisjoint(with: started) }
-        #expect(Self.notifyThreadIDs().isDisjoint(with: started), "its thread ended")
+        try await AcquiredNotifyReaderTests.waitUntil { !FileManager.default.fileExists(atPath: "/proc/self/task/\(tid)") }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/self/task/\(tid)"), "its thread ended")
+        #expect(other.threadID == nil)
     }
 
     /// The kernel ids of the process's `heartd-notify` threads.
