@@ -1,4 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.3
+// heartd needs Swift 6.3 or later (Linux). The trait CustomGlobalExecutor (on by default) runs Swift concurrency on
+// heartd's own threads through experimental SPI of Swift 6.3 (Sources/TaskThreads); `--disable-default-traits`
+// builds without it, on the platform's executor.
 import PackageDescription
 
 let package = Package(
@@ -9,6 +12,11 @@ let package = Package(
         .executable(name: "heartctl", targets: ["heartctl"]),
         .executable(name: "heartd-sync", targets: ["heartd-sync"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
+    ],
+    traits: [
+        .trait(name: "CustomGlobalExecutor",
+               description: "Swift concurrency's global executor on heartd's own threads (experimental SPI of Swift 6.3)"),
+        .default(enabledTraits: ["CustomGlobalExecutor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -128,19 +136,22 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "Control", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
+            "Capture", "Control", "DBus", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
             "SeededRandom", "StrapLab", "Sync", "TestBus",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Test support shared by the D-Bus and BlueZ tests: a private dbus-daemon, fixture processes.
-        .target(name: "TestBus", path: "Tests/TestBus"),
+        // Test support shared by the test targets and heartbench: a private dbus-daemon, fixture processes, the fake
+        // BlueZ's control interface, `eventually` (polling).
+        .target(name: "TestBus", dependencies: ["DBus"], path: "Tests/TestBus"),
+        // Test support: small real file systems (btrfs, xfs, ext4 on loop devices, tmpfs) for the full-disk tests.
+        .target(name: "TestFileSystems", path: "Tests/TestFileSystems"),
         // Test support for the pipeline's users: an in-memory SeriesSink.
         .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
-        .testTarget(name: "TimersTests", dependencies: ["Timers"]),
+        .testTarget(name: "TimersTests", dependencies: ["TestBus", "Timers"]),
         .testTarget(name: "TaskThreadsTests", dependencies: ["Posix", "TaskThreads", "TestBus"]),
         // A program that installs the pool as the global executor and checks what reaches it (TaskThreadsTests
         // runs it: the installation only takes in a fresh process).
@@ -156,10 +167,10 @@ let package = Package(
         .testTarget(name: "SourceEventsTests", dependencies: ["SourceEvents"]),
         .testTarget(name: "SeededRandomTests", dependencies: ["SeededRandom"]),
         .testTarget(name: "HeartStoreTests", dependencies: [
-            "HeartStore", "HealthModel", "Posix", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift"),
+            "HeartStore", "HealthModel", "SeededRandom", "TestFileSystems", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SeededRandom", "SourceEvents",
-                                                       "StrapLab"]),
+                                                       "StrapLab", "TestBus"]),
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
@@ -174,7 +185,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
-            "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TestBus",
+            "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TaskThreads", "TestBus", "TestFileSystems",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -4,7 +4,8 @@
 #     nothing else), bleak (the usual Python choice) and heartd as it ships (the static build of
 #     scripts/build-release.sh), each with StartNotify and AcquireNotify, against
 #     the fake BlueZ of ../shared/bench on a private bus, same rates, interleaved; the harness's CPU figure for all
-#     (scripts/bench/capture-table.py prints the medians, the ratios and heartd's self-report beside them);
+#     (scripts/bench/capture-table.py prints the medians, the ratios, heartd's self-report and whether heartd is
+#     below bleak, the bound at every rate: docs/BENCHMARKS.md);
 #  2. heartd's resident memory idle and with 16 sensors on 3 adapters (scripts/bench/memory.py), beside the older
 #     build when HEARTD_BEFORE is given;
 #  3. a gateway: heartd's whole CPU with 16 sensors at 1/s on 3 adapters, per thread (scripts/bench/gateway-cpu.py),

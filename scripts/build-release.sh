@@ -12,15 +12,7 @@
 # the ~125,000 relative relocations of a position-independent heartd then take a few KB instead of a 2.9 MB
 # table that every start reads (~3 MB less resident, ASLR kept). The linker is given as a SwiftPM toolset, which
 # touches only the link step. Elsewhere (an older glibc, no ld.lld) the default link is used, and the binary
-# runs as before. With lld, the functions heartd's steady state runs (scripts/link/heartd.order, from callgrind
-# profiles: scripts/link/profile-order.sh) are placed first in .text, together (--symbol-ordering-file; every
-# Swift module built here, heartd's and its dependencies', is compiled with -function-sections, so that the linker
-# can move single functions; the toolchain's prebuilt libraries are only partly split so): at one notification a
-# second each wake-up runs cold, and its ~320 functions spread over 24 MB of code touched 186 pages; ordered they
-# touch 81, and heartd's CPU at 1/s fell by 13–25 % in 60-s runs (5–7 % in bench-capture's 20-s medians;
-# docs/BENCHMARKS.md, "Hot code first"); the dependencies split too, a series rotation's code takes ~1 MB less
-# resident memory (docs/BENCHMARKS.md, "Memory"). Symbols the list names that no longer exist are skipped
-# (--no-warn-symbol-ordering): a stale list costs only speed.
+# runs as before.
 # A first build takes 10–45 min (BoringSSL, NIO and GRDB optimised), then only what changed.
 #   RELR=0 scripts/build-release.sh           # the default link (no lld, no packed relocations)
 #   scripts/build-release.sh                  # heartd, heartctl and heartd-sync
@@ -40,28 +32,12 @@ toolset=()
 lld=$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld
 if [ "${RELR:-1}" != 0 ] && relr_supported "$lld"; then
   mkdir -p .build-static
-  order=$(pwd)/scripts/link/heartd.order
-  printf '{"schemaVersion": "1.0", "linker": {"path": "%s", "extraCLIOptions": ["-z", "pack-relative-relocs", %s]}}\n' \
-    "$lld" "\"--symbol-ordering-file=$order\", \"--no-warn-symbol-ordering\"" > .build-static/relr-toolset.json
+  printf '{"schemaVersion": "1.0", "linker": {"path": "%s", "extraCLIOptions": ["-z", "pack-relative-relocs"]}}\n' \
+    "$lld" > .build-static/relr-toolset.json
   toolset=(--toolset "$(pwd)/.build-static/relr-toolset.json")
-  # The build does not know the list is an input of the link: a newer list relinks heartd.
-  [ ! -e .build-static/release/heartd ] || [ .build-static/release/heartd -nt "$order" ] ||
-    rm -f .build-static/release/heartd
-fi
-# Objects built before -function-sections was asked for are not recompiled by the driver (they are newer than
-# their sources; the added frontend flag does not count): remove every Swift module's objects once, so that the
-# order above applies to single functions, not to whole source files. A stamp records that it was done (an
-# object's sections are no sure sign: some functions stay in .text).
-stamp=.build-static/release/.swift-function-sections
-if [ ! -e "$stamp" ] && [ -d .build-static/release ]; then
-  for module in .build-static/release/*.build; do
-    case $module in *Tests.build) continue ;; esac
-    rm -f "$module/"*.swift.o
-  done
 fi
 for product in "${products[@]}"; do
   swift build -c release --static-swift-stdlib -Xlinker --no-export-dynamic --scratch-path .build-static \
-    -Xswiftc -Xfrontend -Xswiftc -function-sections \
     "${toolset[@]}" --product "$product" >&2
   # A toolset the build ignored would silently ship the 2.9 MB relocation table again.
   if [ ${#toolset[@]} -gt 0 ] && ! readelf -d ".build-static/release/$product" | grep -q '(RELR)'; then
@@ -69,5 +45,4 @@ for product in "${products[@]}"; do
     exit 1
   fi
 done
-touch "$stamp"
 echo "$(pwd)/.build-static/release"

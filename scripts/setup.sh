@@ -2,6 +2,7 @@
 # Installs the system packages heartd needs to build, test and run (Debian/Ubuntu). Idempotent.
 set -euo pipefail
 PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-gi python3-dbusmock sqlite3 libxml2-utils
+      btrfs-progs xfsprogs e2fsprogs   # the full-disk tests loop-mount each (DaemonDiskFullTests)
       postgresql   # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
       chromium)    # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
 missing=()

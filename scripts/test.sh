@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sets up the machine and runs every test (Swift Testing), with warnings treated as errors.
-# Tests run one at a time: several start real daemons, buses and sockets, and on a 2-core machine Swift's
-# cooperative thread pool has only two threads, so CPU-heavy tests running beside socket tests made the latter
-# time out. Serial, the whole suite takes ~5 minutes here.
+# Sets up the machine, builds with warnings treated as errors, checks that heartctl links no D-Bus, and runs every
+# test (Swift Testing) one at a time (~5 min on 2 cores): several start real daemons, buses and sockets, which time
+# out beside CPU-heavy tests when Swift's cooperative pool has only two threads.
+#   scripts/test.sh                          # everything
+#   scripts/test.sh --filter DaemonKillTests # arguments go to `swift test`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -5,7 +5,8 @@ import Glibc
 import Posix
 import Synchronization
 
-/// The one thread (`heartd-notify`) that reads every `AcquireNotify` socket of the process, from an epoll set.
+/// The one thread (`heartd-notify`) that reads every `AcquireNotify` socket of a capture client, from an epoll set.
+/// The client owns it: the thread runs from `start()` to `stop()` (`CaptureManager.run`).
 ///
 /// A thread per socket costs one wake-up per notification: 16 sensors at 1/s, 16 wake-ups a second. Here a
 /// wake-up that found data may pause for the batching interval (`ReadBatching`, the D-Bus reader's rule) before
@@ -15,8 +16,7 @@ import Synchronization
 /// Locks: `delivery` is held while one socket is read and its callbacks run (so `close()` can wait out a callback
 /// in progress); `state` guards the registrations and is held around every read and close of a descriptor (so a
 /// descriptor number is never read or closed after it was reused). Order: delivery, then state.
-final class AcquiredNotifyPoller: Sendable {
-    static let shared = AcquiredNotifyPoller()
+public final class AcquiredNotifyPoller: Sendable {
 
     final class Registration: Sendable {
         let token: UInt64
@@ -36,34 +36,66 @@ final class AcquiredNotifyPoller: Sendable {
 
     private struct State {
         var open: [UInt64: Registration] = [:]
-        var nextToken: UInt64 = 1
+        var nextToken: UInt64 = 1  // 0 is `stopToken`
         var started = false
+        var stopping = false
         /// The longest pause any open socket asked for (they all share the thread).
         var batching = ReadBatching.off
     }
     private let state = Mutex(State())
     private let delivery = Mutex(())
     private let epfd: Int32
-    private let threadID = Atomic<Int32>(0)
+    private let runningThread = Atomic<Int32>(0)
+    /// Readable when `stop()` was called: ends the thread's wait.
+    private let stopSignal: WakeSignal
+    private static let stopToken: UInt64 = 0
 
     /// Datagrams taken per `recvmmsg` call, and calls per socket per wake-up (a flooding socket then waits for the
     /// next round instead of starving the others).
     static let batchLimit = 32
     static let readsPerWake = 8
 
-    private init() {
+    public init() {
         epfd = clinux_epoll_create()
         precondition(epfd >= 0, "epoll_create1 failed: errno \(errno)")
+        // A pipe and an epoll registration fail only when the process is out of descriptors.
+        guard let stop = try? WakeSignal(), clinux_epoll_add(epfd, stop.descriptor, Self.stopToken) == 0 else {
+            fatalError("the notify poller cannot create its stop signal: errno \(errno)")
+        }
+        stopSignal = stop
     }
 
-    /// Takes ownership of `fd` (made non-blocking) and starts reading it; the thread starts with the first socket.
+    deinit { _ = Glibc.close(epfd) }
+
+    /// Starts the thread (once); sockets registered before are read from then on.
+    public func start() {
+        let first = state.withLock { s -> Bool in
+            defer { s.started = true }
+            return !s.started
+        }
+        if first { startThread() }
+    }
+
+    /// The kernel id of the thread while it runs (nil before `start()` took effect and after `stop()` did).
+    public var threadID: Int32? {
+        let id = runningThread.load(ordering: .acquiring)
+        return id == 0 ? nil : id
+    }
+
+    /// Ends the thread after the round it is in. Sockets still registered stay open until their owners close them.
+    public func stop() {
+        state.withLock { $0.stopping = true }
+        stopSignal.signal()
+    }
+
+    /// Takes ownership of `fd` (made non-blocking) and starts reading it (once the thread runs: `start()`).
     func register(fd: Int32, mtu: Int, stamped: Bool, batching: ReadBatching,
                   onValues: @escaping @Sendable ([NotifyDatagram]) -> Void,
                   onClosed: @escaping @Sendable () -> Void) -> UInt64 {
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 && flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // a child process holding it would keep BlueZ's session open
-        let (token, start, failed) = state.withLock { s -> (UInt64, Bool, Bool) in
+        let (token, failed) = state.withLock { s -> (UInt64, Bool) in
             let token = s.nextToken
             s.nextToken += 1
             let r = Registration(token: token, fd: fd, mtu: mtu, stamped: stamped, batching: batching,
@@ -74,12 +106,10 @@ final class AcquiredNotifyPoller: Sendable {
                 // Cannot watch it (not a socket?): end it as if BlueZ had closed it.
                 s.open[token] = nil
                 _ = Glibc.close(fd)
-                return (token, false, true)
+                return (token, true)
             }
-            defer { s.started = true }
-            return (token, !s.started, false)
+            return (token, false)
         }
-        if start { startThread() }
         if failed { onClosed() }
         return token
     }
@@ -93,7 +123,7 @@ final class AcquiredNotifyPoller: Sendable {
             _ = Glibc.close(r.fd)
             s.batching = s.open.values.map(\.batching).max { $0.interval < $1.interval } ?? .off
         }
-        if clinux_gettid() != threadID.load(ordering: .acquiring) {
+        if clinux_gettid() != runningThread.load(ordering: .acquiring) {
             delivery.withLock { _ in }  // waits out a callback in progress
         }
     }
@@ -101,8 +131,9 @@ final class AcquiredNotifyPoller: Sendable {
     private func startThread() {
         let thread = Thread { [self] in
             clinux_set_thread_name("heartd-notify")  // Thread.name does not reach the kernel (top -H, perf)
-            threadID.store(clinux_gettid(), ordering: .releasing)
+            runningThread.store(clinux_gettid(), ordering: .releasing)
             run()
+            runningThread.store(0, ordering: .releasing)
         }
         thread.name = "heartd.notify"
         thread.start()
@@ -118,6 +149,11 @@ final class AcquiredNotifyPoller: Sendable {
             if n < 0 { continue }  // EINTR
             var found = false
             for i in 0..<n {
+                if tokens[i] == Self.stopToken {
+                    stopSignal.clear()
+                    if state.withLock({ $0.stopping }) { return }
+                    continue
+                }
                 found = read(tokens[i], hangup: hangups[i] != 0, into: &batch) || found
             }
             guard found else { continue }

@@ -18,22 +18,24 @@ public struct NotifyDatagram: Sendable {
     }
 }
 
-/// Reads an `AcquireNotify` socket (SOCK_SEQPACKET: one notification per datagram) on the process's one notify
-/// thread (`AcquiredNotifyPoller`, an epoll set named `heartd-notify`).
+/// Reads an `AcquireNotify` socket (SOCK_SEQPACKET: one notification per datagram) on its capture client's one
+/// notify thread (`AcquiredNotifyPoller`, an epoll set named `heartd-notify`).
 ///
 /// A thread per socket cost one wake-up per notification; the shared thread pauses after a busy wake-up
 /// (`ReadBatching`) and reads every socket that became ready meanwhile, each with `recvmmsg` until EAGAIN. Each
 /// datagram keeps its own kernel timestamp (`SO_TIMESTAMPNS`), so batching does not move arrival times.
 public final class AcquiredNotifyReader: Sendable {
     private let token: UInt64
+    private let poller: AcquiredNotifyPoller
 
     /// Takes ownership of `fd` and starts reading it. `onValues` runs on the notify thread with the datagrams of
     /// one read, oldest first; `onClosed` (on the notify thread) when BlueZ closed the socket, after its last
     /// values. A slow callback delays the other sockets by its duration.
-    public init(fd: Int32, mtu: Int, batching: ReadBatching,
+    public init(poller: AcquiredNotifyPoller, fd: Int32, mtu: Int, batching: ReadBatching,
          onValues: @escaping @Sendable ([NotifyDatagram]) -> Void, onClosed: @escaping @Sendable () -> Void) {
         let stamped = Self.enableTimestamps(fd)
-        token = AcquiredNotifyPoller.shared.register(fd: fd, mtu: max(mtu, 512), stamped: stamped, batching: batching,
+        self.poller = poller
+        token = poller.register(fd: fd, mtu: max(mtu, 512), stamped: stamped, batching: batching,
                                                      onValues: onValues, onClosed: onClosed)
     }
 
@@ -46,6 +48,6 @@ public final class AcquiredNotifyReader: Sendable {
     /// Stops reading and closes the socket (BlueZ then ends the notify session). After it returns no `onValues`
     /// or `onClosed` of this reader runs (called from its own callback: none after that callback). Idempotent.
     public func close() {
-        AcquiredNotifyPoller.shared.close(token)
+        poller.close(token)
     }
 }

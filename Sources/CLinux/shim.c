@@ -4,11 +4,13 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <errno.h>
-#include <link.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -110,40 +112,16 @@ int clinux_gettid(void) {
     return (int)gettid();
 }
 
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-
-struct page_out_state { unsigned long long bytes; int error; };
-
-/* The first object dl_iterate_phdr reports is the main program. */
-static int page_out_main_program(struct dl_phdr_info *info, size_t size, void *context) {
-    (void)size;
-    struct page_out_state *state = context;
-    const unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-        if (segment->p_type != PT_LOAD || segment->p_filesz == 0) continue;
-        unsigned long start = (info->dlpi_addr + segment->p_vaddr) & ~(page - 1);
-        /* Whole pages inside the file-backed part only: the .bss past it is anonymous and hot. */
-        unsigned long end = (info->dlpi_addr + segment->p_vaddr + segment->p_filesz) & ~(page - 1);
-        if (end <= start) continue;
-        if (madvise((void *)start, end - start, MADV_PAGEOUT) != 0) {
-            state->error = errno;
-            return 1;
-        }
-        state->bytes += end - start;
-    }
-    return 1;
+int clinux_set_nocow(int fd) {
+    int flags = 0;
+    if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0) return -1;
+    if (flags & FS_NOCOW_FL) return 0;
+    flags |= FS_NOCOW_FL;
+    return ioctl(fd, FS_IOC_SETFLAGS, &flags);
 }
 
-int clinux_page_out_executable(unsigned long long *bytes) {
-    struct page_out_state state = { 0, 0 };
-    dl_iterate_phdr(page_out_main_program, &state);
-    *bytes = state.bytes;
-    if (state.error != 0) {
-        errno = state.error;
-        return -1;
-    }
-    return 0;
+int clinux_is_btrfs(int fd) {
+    struct statfs s;
+    if (fstatfs(fd, &s) != 0) return -1;
+    return s.f_type == BTRFS_SUPER_MAGIC ? 1 : 0;
 }

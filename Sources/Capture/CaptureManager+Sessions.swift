@@ -70,7 +70,8 @@ extension CaptureManager {
         let id = nextSessionID
         let session = DeviceCaptureSession(id: id, address: address, devicePath: devicePath, adapterPath: adapterPath,
                                     manager: self, connection: connection, policy: policy, logger: log,
-                                    router: router, stats: stats, inbox: inbox, alarms: alarms!)
+                                    router: router, stats: stats, inbox: inbox, alarms: alarms!,
+                                    poller: poller!)
         // A device moving between adapters: its old session finishes (and says `disconnected`) before the new one
         // starts, so its events stay in order.
         let previous = ending.values.filter { $0.address == address }.map(\.task)

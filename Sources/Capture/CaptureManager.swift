@@ -45,6 +45,8 @@ actor CaptureManager {
     var input: AsyncStream<Input>.Continuation?
     var retryTicks: [String: Task<Void, Never>] = [:]
     var alarms: SessionAlarms?
+    /// The thread that reads the AcquireNotify sockets, for `run()`'s duration.
+    var poller: AcquiredNotifyPoller?
     var load: AdapterLoad
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
@@ -69,6 +71,10 @@ actor CaptureManager {
         let alarms = try SessionAlarms()
         self.alarms = alarms
         defer { alarms.stop() }
+        let poller = AcquiredNotifyPoller()
+        self.poller = poller
+        poller.start()
+        defer { poller.stop() }
         let token = connection.addSignalHandler(matching: Self.rules) { [router, logger] signal in
             if Self.fastPath(signal, router: router, logger: logger) { return }
             input.yield(.signal(signal))

@@ -71,7 +71,7 @@ extension Runner {
         }
         let router = s.router
         let inbox = s.inbox
-        reader = AcquiredNotifyReader(fd: raw, mtu: mtu, batching: s.policy.readBatching,
+        reader = AcquiredNotifyReader(poller: s.poller, fd: raw, mtu: mtu, batching: s.policy.readBatching,
                                       onValues: { for d in $0 { router.deliver(route, d) } },
                                       onClosed: { inbox.yield(.fdClosed) })
     }

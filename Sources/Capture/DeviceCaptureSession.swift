@@ -28,10 +28,11 @@ final class DeviceCaptureSession: Sendable {
     let stats: DeviceStats
     let inbox: AsyncStream<SessionSignal>.Continuation
     let alarms: SessionAlarms
+    let poller: AcquiredNotifyPoller
 
     init(id: Int, address: String, devicePath: String, adapterPath: String, manager: CaptureManager, connection: DBusConnection,
          policy: CapturePolicy, logger: Logger, router: NotifyRouter, stats: DeviceStats,
-         inbox: AsyncStream<SessionSignal>.Continuation, alarms: SessionAlarms) {
+         inbox: AsyncStream<SessionSignal>.Continuation, alarms: SessionAlarms, poller: AcquiredNotifyPoller) {
         self.id = id
         self.address = address
         self.devicePath = devicePath
@@ -44,6 +45,7 @@ final class DeviceCaptureSession: Sendable {
         self.stats = stats
         self.inbox = inbox
         self.alarms = alarms
+        self.poller = poller
     }
 
     func run(_ stream: AsyncStream<SessionSignal>) async {

@@ -39,10 +39,10 @@ public final class ControlClient: @unchecked Sendable {
         }
     }
 
-    /// Starts a streaming request (default `watch`) and returns its events. The stream finishes when
+    /// Starts a streaming request and returns its events. The stream finishes when
     /// the server ends it, throws ``ControlSocketError`` `.closed` if the server drops the client,
     /// and closes the connection when the consumer stops iterating.
-    public func watch(_ method: String = "watch", params: [String: JSONValue] = [:]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+    public func watch(_ method: String, params: [String: JSONValue] = [:]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
         let response = try await send(method, params: params)
         if let error = response.error { throw error }
         let (stream, continuation) = AsyncThrowingStream<ControlEvent, any Error>.makeStream()

@@ -20,8 +20,6 @@ public protocol ControlHandler: Sendable {
 }
 
 extension ControlHandler {
-    public func isStreaming(_ method: String) -> Bool { method == "watch" }
-
     public func watch(_ request: ControlRequest, peer: PeerCredentials) async -> Result<AsyncStream<ControlEvent>, ControlError> {
         .failure(ControlError(.unknownMethod, "method '\(request.method)' does not stream"))
     }

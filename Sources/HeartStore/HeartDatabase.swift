@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Posix
+import Synchronization
 
 /// The heartd database: devices, finished samples with compact series, tombstones and open-series
 /// checkpoints, in one SQLite file in WAL mode.
@@ -12,15 +14,66 @@ import GRDB
 ///
 /// Durability: `synchronous = NORMAL` in WAL mode — a committed transaction survives a process crash;
 /// a power loss may roll back the last transactions but never corrupts the file.
+///
+/// A database made by `opening(path:)` may not be open yet (a full disk, a read-only file system): every read and
+/// write then throws why, until `open()` succeeds — the daemon comes up and captures into memory meanwhile.
 public final class HeartDatabase: Sendable {
     /// The database file, or nil for an in-memory database.
     public let path: String?
     /// True when opened with `openReadOnly(path:)`: every write throws `StoreError(.readOnly)`.
     public let isReadOnly: Bool
-    let writer: any DatabaseWriter
+    private let connection: Mutex<Connection>
+
+    /// The SQLite connection, or why there is none yet.
+    private enum Connection {
+        case open(any DatabaseWriter)
+        case unopened(StoreError)
+    }
 
     /// Opens or creates the database at `path` (creating its directory), in WAL mode, and migrates it.
     public convenience init(path: String) throws(StoreError) {
+        self.init(path: path, writer: try Self.openPool(path: path), readOnly: false)
+    }
+
+    /// The database at `path`, opened as `init(path:)` does if it can be; otherwise not open yet, remembering why
+    /// (`openError`), for `open()` to try again.
+    public static func opening(path: String) -> HeartDatabase {
+        do {
+            return HeartDatabase(path: path, writer: try openPool(path: path), readOnly: false)
+        } catch {
+            return HeartDatabase(path: path, connection: .unopened(error))
+        }
+    }
+
+    /// Why the database is not open, or nil when it is.
+    public var openError: StoreError? {
+        connection.withLock { if case .unopened(let error) = $0 { error } else { nil } }
+    }
+
+    /// Opens a database that `opening(path:)` could not open; nothing when it is open. Throws why it still cannot.
+    public func open() throws(StoreError) {
+        guard let path, openError != nil else { return }
+        let pool: DatabasePool
+        do {
+            pool = try Self.openPool(path: path)
+        } catch {
+            connection.withLock { $0 = .unopened(error) }
+            throw error
+        }
+        connection.withLock { $0 = .open(pool) }
+    }
+
+    /// The connection, or the error that kept it from opening.
+    var writer: any DatabaseWriter {
+        get throws(StoreError) {
+            switch connection.withLock({ $0 }) {
+            case .open(let writer): return writer
+            case .unopened(let error): throw StoreError(error.code, "the store is not open: \(error.detail)")
+            }
+        }
+    }
+
+    private static func openPool(path: String) throws(StoreError) -> DatabasePool {
         do {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
@@ -45,14 +98,17 @@ public final class HeartDatabase: Sendable {
             // appends series for an hour grows by it (the kernel's page cache holds the file anyway).
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
         }
-        let pool: DatabasePool
+        // SQLite maps the WAL index (`-shm`) shared; on a full btrfs a rewrite of one of its pages was a SIGBUS that
+        // killed the daemon (DaemonDiskFullTests). Created here first, marked not copy-on-write, it is rewritten in
+        // place. An index another process created stays as it is (systemd/heartd.tmpfiles marks the directory).
+        CopyOnWrite.prepareMappedFile(at: path + "-shm", mode: Self.fileMode(path))
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            let pool = try DatabasePool(path: path, configuration: config)
             try Schema.migrator.migrate(pool)
+            return pool
         } catch {
             throw StoreError.wrap(error)
         }
-        self.init(path: path, writer: pool, readOnly: false)
     }
 
     /// Opens an existing database without write access (for `heartctl` and other readers).
@@ -94,8 +150,20 @@ public final class HeartDatabase: Sendable {
 
     init(path: String?, writer: any DatabaseWriter, readOnly: Bool) {
         self.path = path
-        self.writer = writer
+        connection = Mutex(.open(writer))
         self.isReadOnly = readOnly
+    }
+
+    private init(path: String, connection: Connection) {
+        self.path = path
+        self.connection = Mutex(connection)
+        isReadOnly = false
+    }
+
+    /// The database file's permission bits (SQLite gives its `-wal` and `-shm` the same), 0644 for a new one.
+    private static func fileMode(_ path: String) -> mode_t {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o644
     }
 
     /// SQLite's page cache per connection (KiB): enough for the B-tree interior pages of the daemon's writes and
@@ -116,6 +184,7 @@ public final class HeartDatabase: Sendable {
 
     /// Runs `body` in a read transaction on a consistent snapshot. For queries the façade does not offer.
     public func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        let writer = try self.writer
         do {
             return try writer.read(body)
         } catch {
@@ -128,6 +197,7 @@ public final class HeartDatabase: Sendable {
         guard !isReadOnly else {
             throw StoreError(.readOnly, "the database \(path ?? ":memory:") is open read-only")
         }
+        let writer = try self.writer
         do {
             return try writer.write(body)
         } catch {
@@ -154,6 +224,7 @@ public final class HeartDatabase: Sendable {
     /// Copies the WAL into the database file (TRUNCATE checkpoint), e.g. before measuring or backing up.
     public func checkpointWAL() throws(StoreError) {
         guard !isReadOnly else { return }
+        let writer = try self.writer
         do {
             try writer.writeWithoutTransaction { db in
                 _ = try db.checkpoint(.truncate)
@@ -165,6 +236,7 @@ public final class HeartDatabase: Sendable {
 
     /// Closes every connection. Further calls throw.
     public func close() throws(StoreError) {
+        guard case .open(let writer) = connection.withLock({ $0 }) else { return }
         do {
             if let pool = writer as? DatabasePool {
                 try pool.close()

@@ -11,12 +11,11 @@ import Synchronization
 /// that stalls for seconds delays no notification and no arrival time. The writer wakes once per call when it is
 /// idle — the pipeline calls at most once per checkpoint interval and once per finished series — and drains
 /// whatever gathered meanwhile (pending checkpoints of a series are merged into one: `SeriesCheckpoint.followed`).
-/// Checkpoints are the exception when `inner` is an `ImmediateCheckpointSink` and no checkpoint is queued or being
-/// written: they are then written on the caller's thread, which cannot wait (a copy into the journal's reserved
-/// blocks), and the writer does not wake at all — at one notification a second, one thread wakes instead of two.
 /// A failing `inner` keeps finished series in the same bounded `SinkBuffer` the pipeline uses, retried every
 /// second; a failed checkpoint is kept, merged with the newer ones, and the pipeline's next `writeCheckpoints`
 /// throws so that it sends every series whole.
+///
+/// The writer runs from `start()` to `stop()` (the daemon's `StoreWriterService`).
 ///
 /// Why a plain thread blocked on a `WakeSignal`, not a dispatch queue: each drain woke a libdispatch worker through
 /// the pool's machinery, and the pool's monitor ticks every second once a worker ran. It ends with the sink.
@@ -28,7 +27,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
         var checkpoints: [SeriesCheckpoint] = []
         /// A checkpoint write failed (or did not follow) since the pipeline last called: it must send whole series.
         var checkpointsFailed = false
-        /// The writer is writing checkpoints it took from `checkpoints`: newer ones must queue behind them.
+        /// The writer is writing checkpoints it took from `checkpoints`.
         var checkpointsInFlight = false
         var devices: [String: DeviceInfo] = [:]
         /// The batch being written (still counted as queued in `status`).
@@ -36,48 +35,64 @@ public final class BackgroundSink: SeriesSink, Sendable {
         /// A drain is queued, running, or waiting to retry: calls then only add work.
         var scheduled = false
         var failing = false
+        /// `start()` ran; `stop()` ran.
+        var writerStarted = false
+        var stopped = false
 
         var isEmpty: Bool { buffer.isEmpty && checkpoints.isEmpty && devices.isEmpty }
-        /// Checkpoints may be written on the caller's thread: none waits before them, and none failed.
-        var checkpointsInStep: Bool { checkpoints.isEmpty && !checkpointsInFlight && !checkpointsFailed }
     }
 
     private let inner: any SeriesSink
-    /// `inner`'s `writeCheckpointsWithoutWaiting`, when it has one (a closure: calling through the existential
-    /// copied the sink struct, retains and all, for every checkpoint).
-    private let immediate: (@Sendable ([SeriesCheckpoint]) -> Bool)?
     private let logger: Logger
     private let wake: WakeSignal
     private let state: Mutex<State>
     /// Seconds between retries while `inner` fails.
     private let retryInterval: Double
+    /// Added to the log lines that say writes began failing and work again (the daemon's `MESSAGE_ID`s).
+    private let outageMetadata: Logger.Metadata
+    private let recoveryMetadata: Logger.Metadata
 
     public init(_ inner: any SeriesSink, memoryBufferBeats: Int, retryInterval: Double = 1,
-                logger: Logger = Logger(label: "heartd.store", factory: { _ in SwiftLogNoOpLogHandler() })) {
+                logger: Logger = Logger(label: "heartd.store", factory: { _ in SwiftLogNoOpLogHandler() }),
+                outageMetadata: Logger.Metadata = [:], recoveryMetadata: Logger.Metadata = [:]) {
         self.inner = inner
-        if let sink = inner as? any ImmediateCheckpointSink {
-            immediate = { open in sink.writeCheckpointsWithoutWaiting(open) }
-        } else {
-            immediate = nil
-        }
         self.logger = logger
+        self.outageMetadata = outageMetadata
+        self.recoveryMetadata = recoveryMetadata
         self.retryInterval = retryInterval
         state = Mutex(State(buffer: SinkBuffer(capacityBeats: memoryBufferBeats)))
         // A pipe cannot be created only when the process is out of descriptors; nothing could be stored then.
         guard let wake = try? WakeSignal() else { fatalError("the store writer cannot create its wake-up pipe") }
         self.wake = wake
+    }
+
+    /// Starts the writer, a thread of its own (`heartd-store`); what was handed over before waits for it. Once.
+    /// It ends at `stop()`, or when the sink is released.
+    public func start() {
+        let first = state.withLock { s -> Bool in
+            defer { s.writerStarted = true }
+            return !s.writerStarted
+        }
+        guard first else { return }
         let thread = Thread { [weak self, wake] in
             CurrentThread.setName("heartd-store")
             CurrentThread.setBatchScheduling()
             var retryAfter: Double?
             while true {
                 wake.wait(timeout: retryAfter)
-                guard let sink = self else { return }  // released: `deinit` woke us to end
+                // Released (`deinit` woke us to end) or stopped.
+                guard let sink = self, !sink.state.withLock({ $0.stopped }) else { return }
                 retryAfter = sink.write() ? nil : sink.retryInterval
             }
         }
         thread.name = "heartd.store-writer"
         thread.start()
+    }
+
+    /// Ends the writer after the pass it is in; what is still queued stays queued (`drain` first to write it).
+    public func stop() {
+        state.withLock { $0.stopped = true }
+        wake.signal()
     }
 
     deinit { wake.signal() }
@@ -104,10 +119,6 @@ public final class BackgroundSink: SeriesSink, Sendable {
     /// series whole at the next interval: the store may hold less than it handed over). What `open` brings is
     /// queued either way.
     public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
-        // Only the pipeline adds checkpoints (one call at a time), so "in step" cannot change before the write.
-        if let immediate, state.withLock({ $0.checkpointsInStep }), immediate(open) {
-            return
-        }
         let resend = state.withLock { s -> Bool in
             let inStep = Self.merge(open, after: &s.checkpoints)
             defer { s.checkpointsFailed = false }
@@ -194,11 +205,17 @@ public final class BackgroundSink: SeriesSink, Sendable {
                 putBack(work, after: error)
                 return false
             }
-            let recovered = state.withLock { s in
-                defer { s.failing = false; s.inFlight = nil; s.checkpointsInFlight = false }
-                return s.failing && s.isEmpty
+            let recovered = state.withLock { s -> Date? in
+                defer { s.inFlight = nil; s.checkpointsInFlight = false }
+                guard s.failing, s.isEmpty else { return nil }
+                s.failing = false
+                return s.buffer.recordRecovery()
             }
-            if recovered { logger.notice("store recovered; saved what was waiting in memory") }
+            if let since = recovered {
+                logger.notice("store writes again; saved what was waiting in memory", metadata: recoveryMetadata.merging([
+                    "failingSeconds": "\(Int(Date().timeIntervalSince(since).rounded()))",
+                ]) { a, _ in a })
+            }
         }
     }
 
@@ -225,7 +242,9 @@ public final class BackgroundSink: SeriesSink, Sendable {
             return !s.failing
         }
         // Warn once per outage; the retries log at debug.
-        logger.log(level: firstFailure ? .warning : .debug, "store write failed; keeping the data in memory and retrying",
-                   metadata: ["error": "\(error)", "queuedBeats": "\(status.queuedBeats)"])
+        var metadata: Logger.Metadata = ["error": "\(error)", "queuedBeats": "\(status.queuedBeats)"]
+        if firstFailure { metadata.merge(outageMetadata) { a, _ in a } }
+        logger.log(level: firstFailure ? .error : .debug, "store cannot write; keeping the data in memory and retrying",
+                   metadata: metadata)
     }
 }

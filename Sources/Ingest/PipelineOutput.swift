@@ -73,6 +73,7 @@ struct PipelineOutput {
             sinkFailing = true
         } else if sinkFailing {
             sinkFailing = false
+            _ = buffer.recordRecovery()
             logger.notice("sink recovered; saved queued samples", metadata: ["batches": "\(before)"])
         }
     }

@@ -32,12 +32,3 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(detail)" }
 }
-
-/// A sink that can take checkpoints on the caller's thread when that cannot wait (the store's journal: a copy into
-/// blocks reserved ahead). `BackgroundSink` tries it first, so at one notification a second the thread that reads
-/// the sensors checkpoints itself and the store writer does not wake.
-public protocol ImmediateCheckpointSink: SeriesSink {
-    /// Writes `open` now if nothing can make it wait (no lock held elsewhere, no disk I/O, no database); returns
-    /// false, having written nothing, otherwise — the caller then queues them for `writeCheckpoints`.
-    func writeCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool
-}

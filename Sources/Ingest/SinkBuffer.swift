@@ -33,6 +33,8 @@ public struct SinkStatus: Sendable, Hashable, Codable {
     public var checkpointFailures: Int = 0
     /// The last error the sink threw.
     public var lastError: String?
+    /// When the sink began failing, while it fails (nil once a write succeeds again).
+    public var failingSince: Date?
 
     public init() {}
 }
@@ -98,9 +100,17 @@ struct SinkBuffer {
         status.queuedBatches = batches.count
     }
 
-    mutating func recordFailure(_ error: any Error, checkpoint: Bool = false) {
+    /// Counts a failed write; the first of an outage sets `failingSince`.
+    mutating func recordFailure(_ error: any Error, checkpoint: Bool = false, at now: Date = Date()) {
         status.failures += 1
         if checkpoint { status.checkpointFailures += 1 }
         status.lastError = String(describing: error)
+        if status.failingSince == nil { status.failingSince = now }
+    }
+
+    /// A write succeeded after failures: the outage is over (`lastError` stays, for the record). Returns when it began.
+    mutating func recordRecovery() -> Date? {
+        defer { status.failingSince = nil }
+        return status.failingSince
     }
 }

@@ -26,6 +26,16 @@ public final class WakeSignal: Sendable {
         close(writeFD)
     }
 
+    /// The descriptor that becomes readable when signalled, for a thread that waits in `epoll` with others
+    /// (`clear()` takes the signals then).
+    public var descriptor: Int32 { readFD }
+
+    /// Takes the pending signals without waiting (after `descriptor` was reported readable).
+    public func clear() {
+        var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        _ = withUnsafeMutableBytes(of: &buffer) { read(readFD, $0.baseAddress, $0.count) }
+    }
+
     /// Wakes the waiting thread (or the next `wait`).
     public func signal() {
         var byte: UInt8 = 1

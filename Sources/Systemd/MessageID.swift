@@ -15,6 +15,8 @@ public enum MessageID: String, Sendable, CaseIterable {
     case recovery = "7f3b1d9e5a2c4b8d6e0f2a4c6b8d0e89"
     /// The store failed (write error, disk full, corruption); beats are buffered in memory.
     case storeError = "b82c6e0a4f1d4c3a9b5e7d1f3a5c7e0b"
+    /// The store writes again after it could not be opened or written; what waited in memory is being saved.
+    case storeRecovered = "81d2226cc006445da2328cd638143cc7"
     /// `heartd-sync` connected to the central database (at start or after a failure) and delivers.
     case syncConnected = "82bcff431241445892b063b60c4656c0"
     /// `heartd-sync` delivered a batch of changes (debug level) or caught up after a backlog (info).

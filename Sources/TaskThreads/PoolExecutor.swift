@@ -1,11 +1,13 @@
+#if CustomGlobalExecutor && compiler(>=6.3)
 @_spi(ExperimentalScheduling) import _Concurrency
+#endif
 import Glibc
 import Posix
 import Synchronization
 
 /// `TaskThreadPool`'s executor: its threads, and the enqueues the runtime calls (`PoolState` decides, under one
 /// mutex, which thread runs what).
-final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
+final class PoolExecutor: TaskExecutor, Sendable {
     let configuration: TaskThreadPool.Configuration
     private let state: Mutex<PoolState>
 
@@ -29,15 +31,6 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, Sendable {
         let job = UnownedJob(job)
         let calls = state.withLock { $0.append(job) }
         make(calls)
-    }
-
-    /// The tolerance is not used: a timed job runs as soon as it is due.
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(at: instant, clock: clock))
-    }
-
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(after: delay))
     }
 
     private func schedule(_ job: UnownedJob, deadline: UInt64) {
@@ -144,3 +137,18 @@ private final class ThreadStart: Sendable {
         self.watching = watching
     }
 }
+
+#if CustomGlobalExecutor && compiler(>=6.3)
+/// Timed jobs (`Task.sleep`) on the pool's own timer heap: experimental SPI, compiled with the trait only. Without
+/// it the pool is a plain `TaskExecutor` and the runtime keeps sleeps with the platform executor.
+extension PoolExecutor: SchedulingExecutor {
+    /// The tolerance is not used: a timed job runs as soon as it is due.
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(at: instant, clock: clock))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        schedule(UnownedJob(job), deadline: ClockDeadline.monotonic(after: delay))
+    }
+}
+#endif

@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import Glibc
 import Posix
@@ -23,7 +24,7 @@ final class BenchDaemon {
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if let c = try? BenchConnection(path: socket), (try? c.roundTrip(#"{"id":0,"method":"hello"}"#)) != nil { return }
+            if let c = try? BenchConnection(path: socket), (try? c.roundTrip(ControlRequest(id: 0, method: ControlProtocol.helloMethod))) != nil { return }
             guard process.isRunning else { break }
             usleep(20_000)
         }
@@ -105,5 +106,10 @@ final class BenchConnection {
     func roundTrip(_ line: String) throws -> ArraySlice<UInt8> {
         try send(line)
         return try readLine()
+    }
+
+    /// Sends `request` (built by its `ControlCall`) and reads the next line.
+    func roundTrip(_ request: ControlRequest) throws -> ArraySlice<UInt8> {
+        try roundTrip(String(decoding: request.encodedLine(), as: UTF8.self))
     }
 }

@@ -1,5 +1,7 @@
+import Control
 import Foundation
 import Glibc
+import HeartQueries
 
 /// `heartbench control`: runs the real `heartd --simulate` in a temporary directory and measures the control
 /// socket: `status` round-trip latency (one client, sequential calls) and `watch` fan-out (ingest rate the
@@ -98,9 +100,10 @@ struct ControlBenchmarkPhase {
         let clock = ContinuousClock()
         // Bounded in time too: under overload a call can take most of a second.
         let budget = clock.now + .seconds(options.latencySeconds)
+        let status = String(decoding: StatusCall.request(id: 2, NoParams()).encodedLine(), as: UTF8.self)
         for _ in 0..<options.calls where clock.now < budget {
             let start = clock.now
-            _ = try client.roundTrip(#"{"id":2,"method":"status"}"#)
+            _ = try client.roundTrip(status)
             let d = clock.now - start
             latencies.append(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
         }
@@ -117,7 +120,7 @@ struct ControlBenchmarkPhase {
     }
 
     static func status(_ client: BenchConnection) throws -> (notifications: Int, beats: Int) {
-        let line = try client.roundTrip(#"{"id":1,"method":"status"}"#)
+        let line = try client.roundTrip(StatusCall.request(id: 1, NoParams()))
         guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
               let result = object["result"] as? [String: Any] else {
             throw ControlBenchmarkError(description: "status: unexpected answer")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HeartQueries
 import Synchronization
 
 /// Watch connections read by one polling thread that only counts event lines (so 50 watchers cost the
@@ -18,7 +19,7 @@ final class WatchFanout: Sendable {
         var fds: [Int32] = []
         for _ in 0..<count {
             let c = try BenchConnection(path: socket)
-            _ = try c.roundTrip(#"{"id":1,"method":"watch"}"#)
+            _ = try c.roundTrip(WatchCall.request(id: 1, WatchCall.Params()))
             // Keep the descriptor past the connection object's lifetime.
             fds.append(dup(c.fd))
         }

@@ -21,9 +21,8 @@ struct HRV: AsyncParsableCommand {
             if let rrFile {
                 result = try HRV.fromFile(rrFile)
             } else {
-                var p = range.params.merging(filter.params) { $1 }
-                if let uuid { p["uuid"] = .string(uuid) }
-                result = try await global.transport().call("hrv", p)
+                let params = HRVCall.Params(HRVCall.Options(uuid: uuid), range: filter.scope(range))
+                result = try await global.transport().json(HRVCall.self, params)
             }
             if global.json || rrFile != nil { return printJSON(result) }
             var table = Table("BEATS", "SDNN ms", "RMSSD ms", "pNN50 %", "MEAN HR")
@@ -43,7 +42,7 @@ struct HRV: AsyncParsableCommand {
             rr.append(v)
         }
         do {
-            return HRVReport.json(try HRVMetrics(rrIntervalsMs: rr))
+            return JSONBridge.value(HRVCall.Result(try HRVMetrics(rrIntervalsMs: rr)))
         } catch {
             throw CLIError(.failed, "\(path): \(error)")
         }
@@ -114,11 +113,10 @@ struct Export: AsyncParsableCommand {
             } else {
                 out = FileHandle.standardOutput
             }
-            var p = range.params.merging(filter.params) { $1 }
-            p["format"] = .string(format)
+            let params = ExportCall.Params(ExportCall.Options(format: ExportFormat(rawValue: format)), range: filter.scope(range))
             var samples = 0
             // The daemon keeps the connection open after the export's "end" event: stop reading there.
-            events: for try await event in try await global.exportStream(p) {
+            events: for try await event in try await global.exportStream(params) {
                 switch event.name {
                 case "chunk": out.write(Data((event.fields["text"]?.stringValue ?? "").utf8))
                 case "progress":
@@ -137,9 +135,11 @@ struct Export: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(output != nil ? "\r" : "")exported \(samples) samples\n".utf8))
             // Series still being captured are stored, and exported, when they finish: say how many were left out.
             guard global.db == nil else { return }
-            let listed = try await global.transport().call("series", range.params.merging(filter.params) { $1 }.merging(
-                ["include_open": .bool(true), "limit": .int(0)]) { $1 })
-            if let open = listed["open"]?.intValue, open > 0 {
+            let scope = filter.scope(range)
+            let listed = try await global.transport().call(SeriesCall.self, SeriesCall.Params(
+                device: scope.device, from: scope.from, to: scope.to, limit: 0, session: scope.session, metadata: scope.metadata,
+                includeOpen: true))
+            if let open = listed.open, open > 0 {
                 FileHandle.standardError.write(Data("\(open) series still open (capturing now) are not included; they are exported once they finish\n".utf8))
             }
         }
@@ -148,9 +148,9 @@ struct Export: AsyncParsableCommand {
 
 extension GlobalOptions {
     /// Export events: from the daemon's socket, or produced locally from the store file with --db.
-    func exportStream(_ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+    func exportStream(_ params: ExportCall.Params) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
         let transport = try transport()
-        guard let offline = transport as? OfflineTransport else { return try await transport.stream("export", params) }
-        return offline.queries.exportEvents(params)
+        guard let offline = transport as? OfflineTransport else { return try await transport.stream(ExportCall.self, params) }
+        return offline.queries.exportEvents(JSONBridge.params(params))
     }
 }

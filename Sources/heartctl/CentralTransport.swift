@@ -15,20 +15,22 @@ struct CentralTransport: Transport {
     /// `--gateway`: only this gateway's samples.
     let gateway: String?
 
-    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
-        guard StoreQueries.methods[method] != nil, method != "delete", method != "changes" else {
-            throw CLIError(.needsDaemon, "'\(method)' is not available with --central")
+    func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
+        guard StoreQueries.answers(method), !method.isStreaming, method != .delete, method != .changes else {
+            throw CLIError(.needsDaemon, "'\(method.rawValue)' is not available with --central")
         }
         return try await loaded(method, params).handle(method, params)
     }
 
-    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
-        guard method == "export" else { throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --central)") }
+    func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        guard method == .export else {
+            throw CLIError(.needsDaemon, "'\(method.rawValue)' needs the running daemon (leave out --central)")
+        }
         return try await loaded(method, params).exportEvents(params)
     }
 
     /// A memory store holding the samples (or devices, or sessions) `method` needs, read from the central database.
-    private func loaded(_ method: String, _ params: [String: JSONValue]) async throws -> StoreQueries {
+    private func loaded(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> StoreQueries {
         let scope = try StoreQueries.scope(of: method, params)
         var logger = Logger(label: "heartctl.central")
         logger.logLevel = .error

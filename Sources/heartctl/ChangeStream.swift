@@ -10,9 +10,8 @@ struct ChangeStream {
     let since: Int?
 
     func run() async throws {
-        var params: [String: JSONValue] = [:]
-        if let since { params["since"] = .int(since) }
-        for try await event in try await global.transport().stream("subscribe", params) {
+        let params = SubscribeCall.Params(since: since.map(Int64.init))
+        for try await event in try await global.transport().stream(SubscribeCall.self, params) {
             if event.name == "error" { throw CLIError(.failed, event.fields["message"]?.stringValue ?? "subscribe failed") }
             if global.json {
                 printJSON(.object(event.fields.merging(["event": .string(event.name)]) { $1 }))

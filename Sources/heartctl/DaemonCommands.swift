@@ -14,7 +14,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var result = try await global.transport().call("status", [:])
+            var result = try await global.transport().json(StatusCall.self, NoParams())
             // The sync process is another service: its state comes from its state file, not from the daemon.
             let sync = SyncStatus.read(SyncStatus.path(syncState))
             if global.json {
@@ -22,16 +22,20 @@ struct Status: AsyncParsableCommand {
                 return printJSON(result)
             }
             defer { if let sync { print(sync.text()) } }
-            let s: DaemonStatus
-            do {
-                s = try JSONBridge.decode(DaemonStatus.self, from: result)
-            } catch {
-                throw CLIError(.failed, "the daemon's status has an unexpected shape (heartd and heartctl of different versions?): \(error)")
-            }
+            let s = try typedResult(StatusCall.self, result)
             print("heartd \(s.version) (pid \(s.pid), \(s.mode.rawValue)), up \(Int(s.uptimeSeconds)) s")
             print("store: \(s.store.path ?? "-") (\(s.store.sizeBytes) bytes)")
-            if let error = s.store.sink.lastError {
-                print("store error: \(error) (\(s.store.sink.queuedBeats) beats waiting in memory)")
+            switch s.store.state {
+            case .writing:
+                if s.store.sink.droppedBeats > 0 {
+                    print("store: \(s.store.sink.droppedBeats) beats were dropped while it could not write")
+                }
+            case .failing, .notOpen:
+                let since = s.store.failingSince.map { " since \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+                let what = s.store.state == .notOpen ? "CANNOT OPEN THE STORE" : "CANNOT WRITE THE STORE"
+                print("store: \(what)\(since): \(s.store.error ?? "-")")
+                print("store: capture goes on; \(s.store.sink.queuedBeats) beats waiting in memory, "
+                      + "\(s.store.sink.droppedBeats) dropped (store.memory_buffer_beats)")
             }
             var table = Table("DEVICE", "NAME", "STATE", "BPM", "BATTERY", "LAST", "BEATS", "SERIES", "GAPS", "DROPPED",
                               "NOTIFY")
@@ -93,7 +97,7 @@ struct Devices: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().call("devices", [:])
+            let r = try await global.transport().json(DevicesCall.self, NoParams())
             if global.json { return printJSON(r) }
             var table = Table("ADDRESS", "NAME", "MANUFACTURER", "MODEL", "FIRMWARE", "LAST SEEN")
             for d in r["devices"]?.arrayValue ?? [] {
@@ -128,10 +132,8 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             if changes { return try await ChangeStream(global: global, since: since).run() }
-            var params: [String: JSONValue] = [:]
-            if let device { params["device"] = .string(device.uppercased()) }
-            if let session { params["session"] = .string(session) }
-            for try await event in try await global.transport().stream("watch", params) {
+            let params = WatchCall.Params(device: device?.uppercased(), session: session)
+            for try await event in try await global.transport().stream(WatchCall.self, params) {
                 if global.json {
                     var o = event.fields
                     o["event"] = .string(event.name)
@@ -170,8 +172,8 @@ struct Allow: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().call("allow", ["address": .string(address)])
-            global.json ? printJSON(r) : print("allowed \(r["allowed"]?.cell ?? address)")
+            let r = try await global.transport().call(AllowCall.self, AddressParams(address: address))
+            global.json ? printJSON(JSONBridge.value(r)) : print("allowed \(r.allowed)")
         }
     }
 }
@@ -183,8 +185,8 @@ struct Forget: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().call("forget", ["address": .string(address)])
-            global.json ? printJSON(r) : print("forgot \(r["forgotten"]?.cell ?? address)")
+            let r = try await global.transport().call(ForgetCall.self, AddressParams(address: address))
+            global.json ? printJSON(JSONBridge.value(r)) : print("forgot \(r.forgotten)")
         }
     }
 }

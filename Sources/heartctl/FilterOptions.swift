@@ -1,6 +1,7 @@
 import ArgumentParser
 import Control
 import Foundation
+import HeartQueries
 
 /// `--meta KEY=VALUE` (repeatable), HealthKit's metadata predicate: one key repeated allows any of its values,
 /// different keys must all match. Sent as the `metadata` parameter (a string, or an array of allowed strings).
@@ -17,14 +18,15 @@ struct MetadataOptions: ParsableArguments {
         }
     }
 
-    var params: [String: JSONValue] {
-        guard !meta.isEmpty else { return [:] }
+    /// The `metadata` parameter: nil without `--meta`.
+    var allowed: [String: AllowedValues]? {
+        guard !meta.isEmpty else { return nil }
         var allowed: [String: [String]] = [:]
         for m in meta {
             let parts = m.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             allowed[String(parts[0]), default: []].append(parts.count > 1 ? String(parts[1]) : "")
         }
-        return ["metadata": .object(allowed.mapValues { $0.count == 1 ? .string($0[0]) : .array($0.map(JSONValue.string)) })]
+        return allowed.mapValues { AllowedValues($0) }
     }
 }
 
@@ -34,9 +36,11 @@ struct SampleFilterOptions: ParsableArguments {
     var session: String?
     @OptionGroup var metadata: MetadataOptions
 
-    var params: [String: JSONValue] {
-        var p = metadata.params
-        if let session { p["session"] = .string(session) }
-        return p
+    /// `range` narrowed to this session and metadata.
+    func scope(_ range: RangeOptions) -> RangeParams {
+        var scope = range.scope
+        scope.session = session
+        scope.metadata = metadata.allowed
+        return scope
     }
 }

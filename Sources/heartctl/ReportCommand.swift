@@ -32,19 +32,15 @@ struct ReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p: [String: JSONValue] = [:]
-            if let session { p["session"] = .string(session) }
-            if let from { p["from"] = .string(from) }
-            if let to { p["to"] = .string(to) }
-            if let device { p["device"] = .string(device) }
-            let r = try await global.transport().call("report", p)
-            guard let html = r["html"]?.stringValue else { throw CLIError(.failed, "report: no html in the answer") }
+            let r = try await global.transport().call(ReportCall.self, ReportCall.Params(
+                session: session, from: from.map(QueryDate.text), to: to.map(QueryDate.text), device: device))
+            let html = r.html
             do {
                 try Data(html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
                 throw CLIError(.failed, "cannot write \(output): \(error.localizedDescription)")
             }
-            let devices = r["devices"]?.intValue ?? 0, beats = r["beats"]?.intValue ?? 0
+            let devices = r.devices, beats = r.beats
             if global.json {
                 return printJSON(.object(["path": .string(output), "bytes": .int(html.utf8.count), "devices": .int(devices),
                                           "beats": .int(beats)]))

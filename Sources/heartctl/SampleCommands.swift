@@ -1,6 +1,7 @@
 import ArgumentParser
 import Control
 import Foundation
+import HeartQueries
 
 /// `--from/--to/--device`, shared by the range commands. Dates: ISO 8601, a day (2026-11-22), unix seconds,
 /// `now`, or relative (`-2h`, `-7d`).
@@ -9,12 +10,8 @@ struct RangeOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "End (same forms; default now).") var to: String?
     @Option(help: "Only this device address.") var device: String?
 
-    var params: [String: JSONValue] {
-        var p: [String: JSONValue] = [:]
-        if let from { p["from"] = .string(from) }
-        if let to { p["to"] = .string(to) }
-        if let device { p["device"] = .string(device.uppercased()) }
-        return p
+    var scope: RangeParams {
+        RangeParams(from: from.map(QueryDate.text), to: to.map(QueryDate.text), device: device?.uppercased())
     }
 }
 
@@ -28,11 +25,11 @@ struct Series: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p = range.params.merging(filter.params) { $1 }
-            if let type { p["type"] = .string(type) }
-            if let limit { p["limit"] = .int(limit) }
-            p["include_open"] = .bool(true)  // the series still being captured (--db: as of the daemon's last checkpoint)
-            let r = try await global.transport().call("series", p)
+            let scope = filter.scope(range)
+            // include_open: the series still being captured (--db: as of the daemon's last checkpoint)
+            let r = try await global.transport().json(SeriesCall.self, SeriesCall.Params(
+                type: type, device: scope.device, from: scope.from, to: scope.to, limit: limit, session: scope.session,
+                metadata: scope.metadata, includeOpen: true))
             if global.json { return printJSON(r) }
             var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
             for s in r["samples"]?.arrayValue ?? [] {
@@ -68,7 +65,7 @@ struct Show: AsyncParsableCommand {
     @Argument(help: "Sample UUID.") var uuid: String
 
     func run() async throws {
-        try await runReporting { printJSON(try await global.transport().call("show", ["uuid": .string(uuid)])) }
+        try await runReporting { printJSON(try await global.transport().json(ShowCall.self, UUIDParams(uuid: uuid))) }
     }
 }
 
@@ -81,7 +78,7 @@ struct Beats: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             guard format == "json" || format == "csv" else { throw CLIError(.failed, "--format is json or csv") }
-            let r = try await global.transport().call("beats", ["uuid": .string(uuid)])
+            let r = try await global.transport().json(BeatsCall.self, UUIDParams(uuid: uuid))
             let beats = r["beats"]?.arrayValue ?? []
             if format == "json" || global.json {
                 printJSON(.array(beats.map { .object(["offset": $0.arrayValue?.first ?? .null, "precededByGap": $0.arrayValue?.last ?? .null]) }))
@@ -111,15 +108,13 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p = range.params.merging(filter.params) { $1 }
-            if byDevice { p["by_device"] = .bool(true) }
-            if let type { p["type"] = .string(type) }
+            var p = StatsCall.Params(StatsCall.Options(type: type, anchor: anchor.map(QueryDate.text), byDevice: byDevice ? true : nil),
+                                     range: filter.scope(range))
             if let interval {
                 guard let seconds = parseDuration(interval) else { throw CLIError(.failed, "--interval: use 90s, 15m, 1h, 1d or seconds") }
-                p["interval"] = .double(seconds)
+                p.interval = seconds
             }
-            if let anchor { p["anchor"] = .string(anchor) }
-            let r = try await global.transport().call("stats", p)
+            let r = try await global.transport().json(StatsCall.self, p)
             if global.json { return printJSON(r) }
             // With --by-device, a DEVICE column: the rows of all devices together, then each device's.
             var sections: [(String, JSONValue)] = [("all", r)]
@@ -165,7 +160,7 @@ struct Changes: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            printJSON(try await global.transport().call("changes", ["anchor": .int(anchor), "limit": .int(limit)]))
+            printJSON(try await global.transport().json(ChangesCall.self, ChangesCall.Params(anchor: Int64(anchor), limit: limit)))
         }
     }
 }
@@ -177,9 +172,9 @@ struct Delete: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().call("delete", ["uuid": .string(uuid)])
-            guard r["deleted"]?.boolValue == true else { throw CLIError(.notFound, "no sample \(uuid)") }
-            global.json ? printJSON(r) : print("deleted \(uuid)")
+            let r = try await global.transport().call(DeleteCall.self, UUIDParams(uuid: uuid))
+            guard r.deleted else { throw CLIError(.notFound, "no sample \(uuid)") }
+            global.json ? printJSON(JSONBridge.value(r)) : print("deleted \(uuid)")
         }
     }
 }

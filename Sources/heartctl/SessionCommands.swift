@@ -1,15 +1,17 @@
 import ArgumentParser
 import Control
 import Foundation
+import HealthModel
+import HeartQueries
 
-/// `KEY=VALUE` options (validated to contain `=`) as a JSON object of strings.
-func metaObject(_ meta: [String]) -> JSONValue {
-    var object: [String: JSONValue] = [:]
+/// `KEY=VALUE` options (validated to contain `=`) as metadata.
+func metaObject(_ meta: [String]) -> Metadata {
+    var object: Metadata = [:]
     for m in meta {
         let parts = m.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        object[String(parts[0])] = .string(parts.count > 1 ? String(parts[1]) : "")
+        object[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
     }
-    return .object(object)
+    return object
 }
 
 /// `heartctl session start|stop|show`: mark what a stretch of heart data was (docs/DATA-MODEL.md, Sessions).
@@ -30,12 +32,10 @@ struct SessionStart: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p: [String: JSONValue] = ["devices": .array(device.map { .string($0) })]
-            if let label { p["label"] = .string(label) }
-            p["metadata"] = metaObject(meta)
-            let r = try await global.transport().call("session.start", p)
+            let r = try await global.transport().json(SessionStartCall.self, SessionStartCall.Params(
+                label: label, devices: device, metadata: metaObject(meta)))
             if global.json { return printJSON(r) }
-            print(r["uuid"]?.stringValue ?? "-")
+            print(try typedResult(SessionStartCall.self, r).uuid.uuidString)
         }
     }
 }
@@ -48,7 +48,7 @@ struct SessionStop: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            printJSON(try await global.transport().call("session.stop", uuid.map { ["uuid": .string($0)] } ?? [:]))
+            printJSON(try await global.transport().json(SessionStopCall.self, SessionStopCall.Params(uuid: uuid)))
         }
     }
 }
@@ -60,7 +60,7 @@ struct SessionShow: AsyncParsableCommand {
     @Argument(help: "Session UUID.") var uuid: String
 
     func run() async throws {
-        try await runReporting { printJSON(try await global.transport().call("session.show", ["uuid": .string(uuid)])) }
+        try await runReporting { printJSON(try await global.transport().json(SessionShowCall.self, UUIDParams(uuid: uuid))) }
     }
 }
 
@@ -75,11 +75,8 @@ struct Sessions: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            var p: [String: JSONValue] = metadata.params.merging(["active": .bool(active)]) { $1 }
-            if let from { p["from"] = .string(from) }
-            if let to { p["to"] = .string(to) }
-            if let label { p["label"] = .string(label) }
-            let r = try await global.transport().call("sessions", p)
+            let r = try await global.transport().json(SessionsCall.self, SessionsCall.Params(
+                from: from.map(QueryDate.text), to: to.map(QueryDate.text), label: label, active: active, metadata: metadata.allowed))
             if global.json { return printJSON(r) }
             var table = Table("UUID", "LABEL", "START", "END", "BEATS", "AVG", "RMSSD", "DEVICES")
             for s in r["sessions"]?.arrayValue ?? [] {

@@ -4,21 +4,48 @@ import HeartQueries
 import HeartStore
 
 /// How heartctl reaches the data: the daemon's control socket, or a store file opened read-only (`--db`),
-/// answered by the same `StoreQueries` the daemon runs.
+/// answered by the same `StoreQueries` the daemon runs. Commands use the typed calls below.
 protocol Transport: Sendable {
-    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue
-    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error>
+    func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue
+    func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error>
+}
+
+extension Transport {
+    /// `C`'s result as the JSON it came in (what `--json` prints).
+    func json<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> JSONValue {
+        try await self.call(C.method, JSONBridge.params(params))
+    }
+
+    /// `C`'s typed result; a result of another shape is a failure that says so.
+    func call<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> C.Result {
+        try typedResult(call, try await json(call, params))
+    }
+
+    /// The events of the streaming method `C`.
+    func stream<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        try await stream(C.method, JSONBridge.params(params))
+    }
+}
+
+/// `C`'s typed result from the JSON `Transport.json` returned.
+func typedResult<C: ControlCall>(_ call: C.Type, _ value: JSONValue) throws -> C.Result {
+    do {
+        return try C.result(value)
+    } catch {
+        throw CLIError(.failed, "the daemon's '\(C.method.rawValue)' answer has an unexpected shape "
+            + "(heartd and heartctl of different versions?): \(error)")
+    }
 }
 
 struct SocketTransport: Transport {
     let client: ControlClient
 
-    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
-        try await client.call(method, params: params)
+    func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
+        try await client.call(method.rawValue, params: params)
     }
 
-    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
-        try await client.watch(method, params: params)
+    func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        try await client.watch(method.rawValue, params: params)
     }
 }
 
@@ -27,16 +54,16 @@ struct OfflineTransport: Transport {
 
     /// Only read methods: the file is opened read-only, and what changes the store (`delete`, `session.start`,
     /// `session.stop`) is the daemon's job — it also rotates and tags the open series a session covers.
-    func call(_ method: String, _ params: [String: JSONValue]) async throws -> JSONValue {
-        guard StoreQueries.methods[method] == .read else {
-            throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
+    func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
+        guard StoreQueries.answers(method), method.access == .read, !method.isStreaming else {
+            throw CLIError(.needsDaemon, "'\(method.rawValue)' needs the running daemon (leave out --db)")
         }
         // Open series too (marked open), as the running daemon's checkpoints hold them.
         return try OpenSeriesQueries.checkpointed(queries).handle(method, params)
     }
 
-    func stream(_ method: String, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
-        throw CLIError(.needsDaemon, "'\(method)' needs the running daemon (leave out --db)")
+    func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        throw CLIError(.needsDaemon, "'\(method.rawValue)' needs the running daemon (leave out --db)")
     }
 }
 

@@ -6,28 +6,27 @@ import Synchronization
 import Testing
 
 /// Many AcquireNotify readers share one epoll thread (`heartd-notify`), on real SOCK_SEQPACKET socket pairs.
-@Suite struct AcquiredNotifyPollerTests {
+@Suite final class AcquiredNotifyPollerTests {
+    /// Each test's own notify thread, as a capture client has one.
+    let poller = AcquiredNotifyPoller()
+    init() { poller.start() }
+    deinit { poller.stop() }
+
     typealias Received = AcquiredNotifyReaderTests.Received
 
     /// The kernel names of this process's threads (what top -H and perf show).
-    static func threadNames() -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-
     struct Stream {
         let writer: Int32
         let received: Received
         let reader: AcquiredNotifyReader
     }
 
-    static func streams(_ n: Int, batching: ReadBatching = .off) throws -> [Stream] {
+    func streams(_ n: Int, batching: ReadBatching = .off) throws -> [Stream] {
         try (0..<n).map { _ in
             let (rfd, wfd) = try AcquiredNotifyReaderTests.pair()
             let r = Received()
-            let reader = AcquiredNotifyReader(fd: rfd, mtu: 23, batching: batching,
-                                              onValues: { batch in r.reads.withLock { $0.append(batch) } },
+            let reader = AcquiredNotifyReader(poller: poller, fd: rfd, mtu: 23, batching: batching,
+                                              onValues: { batch in r.note(batch) },
                                               onClosed: { r.closed.withLock { $0 = true } })
             return Stream(writer: wfd, received: r, reader: reader)
         }
@@ -37,7 +36,7 @@ import Testing
 
     /// Failed before: each reader had its own thread (12 readers, 12 heartd-notify threads).
     @Test func oneThreadReadsEverySocketInOrderWithKernelTimes() async throws {
-        let streams = try Self.streams(12)
+        let streams = try self.streams(12)
         defer { for s in streams { s.reader.close(); close(s.writer) } }
         let before = Date()
         for i in 0..<50 {
@@ -51,13 +50,41 @@ import Testing
             #expect(got.allSatisfy { $0.wall >= before.addingTimeInterval(-0.001) && $0.wall <= Date() })
             #expect(zip(got, got.dropFirst()).allSatisfy { $0.wall <= $1.wall && $0.monotonic <= $1.monotonic + 1e-6 })
         }
-        #expect(Self.threadNames().filter { $0 == "heartd-notify" }.count == 1)
+        let threads = streams.reduce(into: Set<String>()) { $0.formUnion($1.received.threads.withLock { $0 }) }
+        #expect(threads.count == 1, "every socket read on one thread: \(threads)")
+        let tid = threads.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        #expect(tid == poller.threadID.map { "\($0)" }, "the poller's own thread")
+        #expect(Self.notifyThreadIDs().contains(tid), "named heartd-notify")
+    }
+
+    /// The thread runs from `start()` to `stop()`: a capture client's poller is no process-wide singleton.
+    @Test func stopEndsTheThread() async throws {
+        let other = AcquiredNotifyPoller()
+        #expect(other.threadID == nil, "no thread before start()")
+        other.start()
+        try await AcquiredNotifyReaderTests.waitUntil { other.threadID != nil }
+        let tid = try #require(other.threadID)
+        try await AcquiredNotifyReaderTests.waitUntil { Self.notifyThreadIDs().contains("\(tid)") }
+        #expect(Self.notifyThreadIDs().contains("\(tid)"), "a thread named heartd-notify")
+        other.stop()
+        try await AcquiredNotifyReaderTests.waitUntil { !FileManager.default.fileExists(atPath: "/proc/self/task/\(tid)") }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/self/task/\(tid)"), "its thread ended")
+        #expect(other.threadID == nil)
+    }
+
+    /// The kernel ids of the process's `heartd-notify` threads.
+    static func notifyThreadIDs() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.filter { tid in
+            (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "heartd-notify"
+        })
     }
 
     /// The batching pause applies to the thread as a whole: 8 sockets ticking every 2 ms (4000 values a second)
     /// are each read once per pause, not once per value. The bound is aBusySocketIsReadInBatches's.
     @Test func manyBusySocketsAreReadInBatches() async throws {
-        let streams = try Self.streams(8, batching: ReadBatching(interval: .milliseconds(50)))
+        let streams = try self.streams(8, batching: ReadBatching(interval: .milliseconds(50)))
         defer { for s in streams { s.reader.close(); close(s.writer) } }
         let clock = ContinuousClock(), started = clock.now
         for i in 0..<100 {
@@ -74,7 +101,7 @@ import Testing
     }
 
     @Test func aPeerClosingEndsOnlyItsReader() async throws {
-        let streams = try Self.streams(4)
+        let streams = try self.streams(4)
         // Writer 1 is closed by the test: closing its number again could close another test's descriptor.
         defer { for (k, s) in streams.enumerated() { s.reader.close(); if k != 1 { close(s.writer) } } }
         for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, 0)) }
@@ -91,7 +118,7 @@ import Testing
     }
 
     @Test func closingOneWhileOthersStreamStopsOnlyIt() async throws {
-        let streams = try Self.streams(4)
+        let streams = try self.streams(4)
         defer { for s in streams { s.reader.close(); close(s.writer) } }
         for i in 0..<100 {
             for (k, s) in streams.enumerated() { AcquiredNotifyReaderTests.send(s.writer, Self.bytes(k, i)) }
@@ -105,7 +132,7 @@ import Testing
         try await AcquiredNotifyReaderTests.waitUntil {
             [0, 1, 3].allSatisfy { streams[$0].received.all.count == 100 }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(50))  // a check that nothing more arrives for the closed one
         #expect(streams[2].received.all.count == frozen)
         #expect(frozen <= 41)
         #expect(streams[2].received.closed.withLock { $0 } == false, "our own close is not the peer's")
@@ -117,17 +144,17 @@ import Testing
         defer { close(wfd) }
         let calls = Mutex(0)
         let slot = Mutex<AcquiredNotifyReader?>(nil)
-        let reader = AcquiredNotifyReader(fd: rfd, mtu: 23, batching: .off,
+        let reader = AcquiredNotifyReader(poller: poller, fd: rfd, mtu: 23, batching: .off,
                                           onValues: { _ in calls.withLock { $0 += 1 }; slot.withLock { $0?.close() } },
                                           onClosed: {})
         slot.withLock { $0 = reader }
         AcquiredNotifyReaderTests.send(wfd, [0x00, 60])
         try await AcquiredNotifyReaderTests.waitUntil { calls.withLock { $0 } == 1 }
         AcquiredNotifyReaderTests.send(wfd, [0x00, 61])
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // a check that nothing happens: the closed reader takes no more
         #expect(calls.withLock { $0 } == 1)
         // The poller still serves others.
-        let others = try Self.streams(1)
+        let others = try self.streams(1)
         defer { others[0].reader.close(); close(others[0].writer) }
         AcquiredNotifyReaderTests.send(others[0].writer, [0x00, 62])
         try await AcquiredNotifyReaderTests.waitUntil { others[0].received.all.count == 1 }

@@ -7,10 +7,23 @@ import Testing
 import Glibc
 
 /// The AcquireNotify reader on a real SOCK_SEQPACKET socket pair (what bluetoothd hands over).
-@Suite struct AcquiredNotifyReaderTests {
+@Suite final class AcquiredNotifyReaderTests {
+    /// Each test's own notify thread, as a capture client has one.
+    let poller = AcquiredNotifyPoller()
+    init() { poller.start() }
+    deinit { poller.stop() }
+
     final class Received: Sendable {
         let reads = Mutex<[[NotifyDatagram]]>([])
         let closed = Mutex(false)
+        /// The threads (`PID/task/TID`) the reads ran on.
+        let threads = Mutex<Set<String>>([])
+
+        func note(_ batch: [NotifyDatagram]) {
+            let thread = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"
+            reads.withLock { $0.append(batch) }
+            threads.withLock { _ = $0.insert(thread) }
+        }
         var all: [NotifyDatagram] { reads.withLock { $0.flatMap { $0 } } }
         var readCount: Int { reads.withLock { $0.count } }
     }
@@ -37,8 +50,8 @@ import Glibc
     }
 
     func start(_ fd: Int32, batching: ReadBatching, into r: Received) -> AcquiredNotifyReader {
-        AcquiredNotifyReader(fd: fd, mtu: 23, batching: batching,
-                             onValues: { batch in r.reads.withLock { $0.append(batch) } },
+        AcquiredNotifyReader(poller: poller, fd: fd, mtu: 23, batching: batching,
+                             onValues: { batch in r.note(batch) },
                              onClosed: { r.closed.withLock { $0 = true } })
     }
 
@@ -69,7 +82,7 @@ import Glibc
         #expect(AcquiredNotifyReader.enableTimestamps(rfd))  // as the reader does on a fresh socket
         Self.send(wfd, [0x00, 70])
         let sent = Date()
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // the datagram waits in the socket: read 300 ms after it came
         let reader = start(rfd, batching: .off, into: r)
         defer { reader.close() }
         try await Self.waitUntil { r.all.count == 1 }

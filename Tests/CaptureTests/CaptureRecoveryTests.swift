@@ -111,6 +111,7 @@ import Testing
         // the fake drops the links before Powered=false (as hci-down does): either reason is right
         let off = try await h.log.wait("powered off") { $0.disconnects(addrA).count == 1 }
         #expect([.linkLost, .adapterPoweredOff].contains(off.disconnects(addrA).first ?? .captureStopped))
+        // A check that nothing happens: the link-loss back-off (0.05…0.4 s) has its first retries in this window.
         try await Task.sleep(for: .milliseconds(300))
         #expect(h.log.all.connected(addrA).count == 1)  // no reconnect while the adapter is off
         try await h.ctl("SetPowered", [.bool(true)])
@@ -140,6 +141,7 @@ import Testing
         let h = try await Harness(policy: fastPolicy())
         h.killFake()
         h.start()
+        // A check that nothing happens: capture keeps waiting for bluetoothd (no error, no exit) for a while.
         try await Task.sleep(for: .milliseconds(200))
         #expect(h.capture.status().bluezAvailable == false)
         try await h.startFake()

@@ -7,7 +7,7 @@ import Testing
     @Test func watcherReceivesEventsAndUnsubscribesOnClose() async throws {
         let server = try TestServer()
         let client = try server.client()
-        let events = try await client.watch()
+        let events = try await client.watch("watch")
         #expect(await server.eventually { server.handler.hub.count == 1 })
         for n in 0..<5 { server.handler.hub.publish(ControlEvent("beat", fields: ["n": .int(n)])) }
         var received: [Int] = []
@@ -30,7 +30,7 @@ import Testing
         #expect(accepted.result?["streaming"] == true)
 
         let fast = try server.client()
-        let events = try await fast.watch()
+        let events = try await fast.watch("watch")
         #expect(await server.eventually { server.handler.hub.count == 2 })
 
         let total = 2000

@@ -35,12 +35,14 @@ struct TestHandler: ControlHandler {
         }
     }
 
+    func isStreaming(_ method: String) -> Bool { method == "watch" }
+
     func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
         switch request.method {
         case "echo":
             return ControlResponse(id: request.id, result: .object(request.params))
         case "slow":
-            try? await Task.sleep(for: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(100))  // a method that takes its time, on purpose
             return ControlResponse(id: request.id, result: "slow done")
         case "typed":
             guard let n = request.params["n"]?.intValue else {

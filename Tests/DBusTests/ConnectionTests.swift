@@ -110,7 +110,7 @@ struct Fixture {
             try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test",
                                       interface: "org.heartd.Test", member: "Sleep", timeout: .seconds(20))
         }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(100))  // the call is on its way (no hook to wait for: it is pending)
         pending.cancel()
         let error = await #expect(throws: DBusError.self) { _ = try await pending.value }
         #expect(error?.code == .cancelled)
@@ -146,7 +146,7 @@ struct Fixture {
             try await connection.call(destination: "org.heartd.Test", path: "/org/heartd/Test",
                                       interface: "org.heartd.Test", member: "Sleep", timeout: .seconds(20))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(200))  // the call is on its way (no hook to wait for: it is pending)
         f.bus.kill()
         let error = await #expect(throws: DBusError.self) { _ = try await pending.value }
         #expect(error?.code == .disconnected)

@@ -196,6 +196,8 @@ extension ReadBatchingSignalTests {
         }
         let wakeups = connection.readerWakeups - before
         #expect(count == 300)
-        #expect(wakeups <= 12, "wake-ups: \(wakeups)")
+        // About 4 at 100 ms batches, plus the stream's start; on a loaded machine the 300 ms of ticks stretch into more
+        // batches (13 seen with five builds running). Reading 2 KiB a call would take ~50.
+        #expect(wakeups <= 20, "wake-ups: \(wakeups)")
     }
 }

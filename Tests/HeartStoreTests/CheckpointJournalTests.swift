@@ -190,9 +190,30 @@ import Testing
         writer.closed([a])
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count > OpenSeriesJournal.fileHeader.count)
         writer.closed([b])
-        // The header and the zeros of the room reserved for the next appends: no record.
-        let emptied = try JournalScan([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
-        #expect(emptied.validLength == OpenSeriesJournal.fileHeader.count && emptied.damagedLength == 0)
+        // The header alone: no record, and no room kept past it.
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == OpenSeriesJournal.fileHeader)
+    }
+
+    /// A journal left by a heartd that reserved room ahead (records, then zeros to the end of its blocks) and was
+    /// killed: its records are recovered, the zeros are not damage, and the file is cut back to its records on open.
+    @Test func zerosAfterTheRecordsAreNotDamage() throws {
+        let dir = try TempDirectory()
+        let uuid = UUID()
+        try Self.crash(afterWriting: [[Self.openSeries(uuid, beats: 12)]], in: dir)
+        let path = dir.databasePath + "-open"
+        let records = try journalRecords(path)
+        try (records + Data(count: 64 << 10)).write(to: URL(fileURLWithPath: path))
+        do {
+            let journal = try OpenSeriesJournal(path: path)
+            #expect(journal.length == records.count)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(size == records.count, "the zeros are cut off on opening")
+        }
+        let db = try HeartDatabase(path: dir.databasePath)
+        let recovery = try db.recoverOpenSeries()
+        #expect(recovery.discardedJournalBytes == 0)
+        #expect(recovery.samples.map(\.uuid) == [uuid])
+        #expect(try Self.recoveredBeats(db, uuid)?.count == 12)
     }
 
     @Test func aWriterOpenedWithoutRecoveryKeepsWhatTheJournalHeld() throws {

@@ -35,6 +35,7 @@ import Testing
             let writer = try CheckpointWriter(database: database, compactionBytes: 1500)
             let store = BackgroundSink(StoreSink(database: database, checkpoints: writer, logger: .init(label: "t")),
                                        memoryBufferBeats: 10_000)
+            store.start()
             let pipeline = IngestPipeline(settings: IngestSettings(checkpointInterval: 1), sink: store)
             await pipeline.handle(.connected(address: Self.address, device: DeviceInfo(name: "S"),
                                              at: Timestamp(unixSeconds: t0)))

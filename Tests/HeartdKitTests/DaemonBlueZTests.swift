@@ -35,9 +35,12 @@ import TestBus
         #expect(await subscribed(), "heartd did not subscribe:\n\(daemon.log())")
         for i in 0..<10 {  // 0x10: 8-bit HR with RR; one RR of 0.5 s each
             _ = try await ctl("Notify", [.string(Self.address), .bytes([0x10, 120, 0x00, 0x02])])
-            if i == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            if i == 0 { try await Task.sleep(for: .milliseconds(100)) }  // pacing: the first value alone, then a burst
         }
-        try await Task.sleep(for: .milliseconds(600))  // batched reads: let the last values in
+        // Batched reads: wait until the daemon has every value before the signal.
+        let client = try daemon.client()
+        #expect(await eventually { TestJSON.notifications(inStatus: try client.callObject("status"))[Self.address] == 10 },
+                "\(daemon.log())")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeout: 10))
         #expect(daemon.process.terminationStatus == 0, "\(daemon.log())")

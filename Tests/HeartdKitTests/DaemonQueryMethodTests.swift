@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 import Testing
 
 /// The query control methods against the real `heartd --simulate` process: answers are present, plausible and
@@ -24,13 +25,16 @@ struct DaemonQueryMethodTests {
     }
 
     @Test("status reports version, protocol, pid, mode, the simulated device and the store")
-    func status() throws {
+    func status() async throws {
         let dir = try TestDirectory("status")
         defer { dir.remove() }
         let daemon = try DaemonProcess(dir: dir, speed: 20)
         defer { daemon.stop() }
         let client = try daemon.client()
-        usleep(500_000)
+        // Until the simulated sensor is connected (then every field below has its value).
+        #expect(await eventually {
+            TestJSON.objects(try client.callObject("status")["devices"]).first?["connected"] as? Bool == true
+        })
         let first = try client.callObject("status")
         #expect(first["protocol"] as? String == "heartd-control/1")
         #expect((first["version"] as? String)?.isEmpty == false)
@@ -50,9 +54,7 @@ struct DaemonQueryMethodTests {
         #expect(device["connected"] as? Bool == true)
         if let bpm = device["currentBPM"] as? Int { #expect((30...220).contains(bpm)) }
         // Capture is live: beats keep increasing between two calls.
-        usleep(400_000)
-        let second = try client.callObject("status")
-        #expect(TestJSON.beats(inStatus: second) > TestJSON.beats(inStatus: first))
+        #expect(await eventually { TestJSON.beats(inStatus: try client.callObject("status")) > TestJSON.beats(inStatus: first) })
     }
 
     @Test("series, show, beats, stats, hrv, quantities and changes agree")

@@ -18,7 +18,7 @@ struct DaemonSessionLiveTests {
         let lab = try await TwoSensorLab(dir: dir, settings: ["series.max_duration_seconds=2"])
         defer { lab.stop() }
         try await lab.play(seconds: 8)
-        try await Task.sleep(for: .seconds(1))
+        #expect(await lab.everyPlayedValueArrived(), "\(lab.daemon.log())")
 
         let r = try lab.heartctl(["--json", "stats", "--from", "-5m", "--by-device"])
         #expect(r.status == 0, "\(r)")
@@ -64,9 +64,12 @@ struct DaemonSessionLiveTests {
         watch.standardError = FileHandle.nullDevice
         try watch.run()
         defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-        try await Task.sleep(for: .milliseconds(300))
+        // Until the watch is subscribed, so that it sees every value played.
+        let client = try lab.daemon.client()
+        #expect(await eventually { try client.callObject("status")["watchers"] as? Int ?? 0 >= 1 })
 
         try await lab.play(seconds: 6)
+        #expect(await lab.everyPlayedValueArrived(), "\(lab.daemon.log())")
         let status = try json(try lab.heartctl(["--json", "status"]).out)
         let sessions = (status["sessions"] as? [[String: Any]] ?? []).reduce(into: [String: [String: Any]]()) {
             $0[$1["uuid"] as? String ?? "?"] = $1

@@ -15,7 +15,7 @@ struct DaemonSessionQueryTests {
     func uuids(_ list: Any?) -> Set<String> { Set(TestJSON.objects(list).compactMap { $0["uuid"] as? String }) }
 
     @Test("series, stats, hrv, export and sessions by session and by metadata predicate", .timeLimit(.minutes(3)))
-    func queriesBySessionAndMetadata() throws {
+    func queriesBySessionAndMetadata() async throws {
         let dir = try TestDirectory("session-query")
         defer { dir.remove() }
         let daemon = try DaemonProcess(dir: dir, speed: 1, settings: ["series.max_duration_seconds=2"])
@@ -29,9 +29,11 @@ struct DaemonSessionQueryTests {
         let elsewhere = try client.callObject("session.start", ["label": "elsewhere", "devices": ["11:22:33:44:55:66"]])
         let eid = elsewhere["uuid"] as? String ?? ""
         // The open series carry their tags already: listed under their session, and not under the other one.
-        usleep(1_500_000)
-        let openX = try json(try heartctl(["--json", "series", "--session", xid]))
-        #expect(TestJSON.objects(openX["samples"]).contains { $0["open"] as? Bool == true }, "\(openX)")
+        var openX: [String: Any] = [:]
+        #expect(await eventually {
+            openX = try json(try heartctl(["--json", "series", "--session", xid]))
+            return TestJSON.objects(openX["samples"]).contains { $0["open"] as? Bool == true }
+        }, "\(openX)")
         let openElsewhere = try json(try heartctl(["--json", "series", "--session", eid]))
         #expect(TestJSON.objects(openElsewhere["samples"]).isEmpty, "\(openElsewhere)")
         #expect(try json(try heartctl(["--json", "stats", "--session", eid]))["open_series"] as? Int == 0)
@@ -44,7 +46,7 @@ struct DaemonSessionQueryTests {
         #expect(openInX >= 1)
 
         try sessions.waitForSeries(client, after: x["start"] as? String ?? "")
-        usleep(1_000_000)
+        usleep(1_000_000)  // pacing: session x goes on a second past its first stored series
         let stoppedX = try client.callObject("session.stop", ["uuid": xid])
         _ = try client.callObject("session.stop", ["uuid": eid])
         let y = try client.callObject("session.start", ["label": "y", "metadata": ["subject": "S02"]])

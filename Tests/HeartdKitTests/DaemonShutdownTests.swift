@@ -51,7 +51,7 @@ struct DaemonShutdownTests {
         // Effectively unthrottled: the simulator queues events faster than the pipeline handles them.
         let daemon = try DaemonProcess(dir: dir, speed: 1e9, settings: ["series.max_duration_seconds=3600"])
         defer { daemon.stop() }
-        usleep(1_500_000)
+        usleep(1_500_000)  // the scenario: let the backlog build before the signal
         let beatsBefore = TestJSON.beats(inStatus: try daemon.client().callObject("status"))
         let sent = Date()
         daemon.signal(SIGTERM)

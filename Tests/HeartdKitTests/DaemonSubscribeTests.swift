@@ -63,6 +63,7 @@ struct DaemonSubscribeTests {
         // While it is away: more series are saved, one it exported is deleted, a session starts and stops.
         let victim = try #require(first.changes.first).uuid
         #expect(try other.callObject("delete", ["uuid": victim])["deleted"] as? Bool == true)
+        // Pacing, not a wait for a result: the exporter stays away while series go on being saved (one every 0.1 s).
         let session = try other.callObject("session.start", ["label": "away"])
         usleep(300_000)
         _ = try other.callObject("session.stop", ["uuid": session["uuid"] as? String ?? ""])

@@ -98,7 +98,7 @@ struct HeartctlReportTests {
     }
 
     @Test("a report of a session from the running daemon")
-    func reportFromTheDaemon() throws {
+    func reportFromTheDaemon() async throws {
         let dir = try TestDirectory("report-live")
         defer { dir.remove() }
         let daemon = try DaemonProcess(dir: dir, speed: 20, settings: ["series.max_duration_seconds=10"])
@@ -107,9 +107,14 @@ struct HeartctlReportTests {
         let started = try runTool(heartctl, ["session", "start", "--label", "<b>live</b>", "--socket", daemon.socket])
         #expect(started.status == 0, "\(started.err)")
         let uuid = started.out.trimmingCharacters(in: .whitespacesAndNewlines)
-        usleep(1_500_000) // 30 simulated seconds
         let html = dir.file("live.html")
-        let active = try runTool(heartctl, ["report", "--session", uuid, "-o", html, "--socket", daemon.socket, "--json"])
+        // Until the session has a heart-rate stretch and an RR segment to draw (a few simulated seconds).
+        var active = (status: Int32(-1), out: "", err: "")
+        #expect(await eventually(every: .milliseconds(200)) {
+            active = try runTool(heartctl, ["report", "--session", uuid, "-o", html, "--socket", daemon.socket, "--json"])
+            let page = try String(contentsOfFile: html, encoding: .utf8)
+            return Self.count("class=\"hr-stretch\"", in: page) >= 1 && Self.count("class=\"rr-segment\"", in: page) >= 1
+        })
         #expect(active.status == 0, "\(active.err)")
         #expect(active.out.contains("\"devices\":1"), "\(active.out)")
         let page = try String(contentsOfFile: html, encoding: .utf8)

@@ -8,6 +8,7 @@ import Posix
 import ServiceLifecycle
 import SourceEvents
 import Systemd
+import TestBus
 import Testing
 import Glibc
 
@@ -49,7 +50,7 @@ import Glibc
                                     gate: gate, notifier: nil, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
         let running = Task { try await group.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { !pipeline.openSeries().isEmpty }, "the source's values never reached the pipeline")
         await group.triggerGracefulShutdown()
         try await running.value
         let reasons = sink.contents.saved.filter { $0.typeIdentifier == Sample.heartbeatSeriesIdentifier }
@@ -100,7 +101,7 @@ import Glibc
                                     notifier: notifier, logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: service)], logger: logger))
         let running = Task { try await group.run() }
-        try await Task.sleep(for: .milliseconds(1050))
+        try await Task.sleep(for: .milliseconds(1050))  // a window of fixed length: the pings in it are counted
         let pings = socket.drain().filter { $0 == "WATCHDOG=1" }.count
         await group.triggerGracefulShutdown()
         try await running.value

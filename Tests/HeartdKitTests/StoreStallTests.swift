@@ -87,6 +87,7 @@ final class StallingSink: SeriesSink {
         let stalling = StallingSink(StoreSink(database: database, checkpoints: try CheckpointWriter(database: database),
                                               logger: logger), seconds: 3)
         let store = BackgroundSink(stalling, memoryBufferBeats: 10_000, logger: logger)
+        store.start()
         let pipeline = IngestPipeline(settings: IngestSettings(checkpointInterval: 1), sink: store, logger: logger)
         let timing = Mutex(Timing())
         let client = try await DBusConnection.connect(address: bus.address, logger: logger)

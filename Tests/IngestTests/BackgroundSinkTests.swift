@@ -3,6 +3,7 @@ import HealthModel
 import IngestTestSupport
 import SourceEvents
 import Synchronization
+import TestBus
 import Testing
 @testable import Ingest
 
@@ -11,6 +12,7 @@ import Testing
 @Suite struct BackgroundSinkTests {
     func pipeline(_ inner: InMemorySeriesSink, retry: Double = 0.05) -> (IngestPipeline, BackgroundSink) {
         let store = BackgroundSink(inner, memoryBufferBeats: 10_000, retryInterval: retry)
+        store.start()
         return (IngestPipeline(settings: IngestSettings(maxBeats: 10), sink: store), store)
     }
 
@@ -52,6 +54,7 @@ import Testing
     @Test func theNewestCheckpointWinsAndASavedSeriesLeavesNone() async throws {
         let inner = InMemorySeriesSink()
         let store = BackgroundSink(inner, memoryBufferBeats: 100, retryInterval: 0.02)
+        store.start()
         let uuid = UUID()
         func snapshot(_ beats: Int) -> Sample {
             .heartbeatSeries(HeartbeatSeriesSample(uuid: uuid, start: Date(timeIntervalSince1970: 0),
@@ -66,8 +69,7 @@ import Testing
         inner.setFailing(true)
         try? store.writeCheckpoints([.full(snapshot(2))])
         try? store.writeCheckpoints([.full(snapshot(3))])
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(store.status.checkpointFailures > 0)
+        #expect(await eventually { store.status.checkpointFailures > 0 })
         inner.setFailing(false)
         #expect(await store.drain(timeout: 10))
         #expect(beats(inner.contents.checkpoints[uuid]) == 3, "an older snapshot came back after a newer one")
@@ -85,6 +87,7 @@ import Testing
         // ends when the sink goes away.
         let recording = ThreadRecordingSink()
         var store: BackgroundSink? = BackgroundSink(recording, memoryBufferBeats: 100)
+        store?.start()
         let snapshot = Sample.heartbeatSeries(HeartbeatSeriesSample(
             uuid: UUID(), start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 1),
             beats: [Beat(offset: 0, precededByGap: true), Beat(offset: 1, precededByGap: false)], device: nil))
@@ -101,6 +104,28 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(!FileManager.default.fileExists(atPath: "/proc/\(task)"), "the writer thread outlived its sink")
+    }
+
+    /// The writer runs from `start()` to `stop()` (the daemon's `StoreWriterService`): what is handed over before
+    /// waits for it, and after `stop()` its thread is gone while the sink lives on.
+    @Test func theWriterRunsFromStartToStop() async throws {
+        let recording = ThreadRecordingSink()
+        let store = BackgroundSink(recording, memoryBufferBeats: 100)
+        let snapshot = Sample.heartbeatSeries(HeartbeatSeriesSample(
+            uuid: UUID(), start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 1),
+            beats: [Beat(offset: 0, precededByGap: true), Beat(offset: 1, precededByGap: false)], device: nil))
+        try store.writeCheckpoints([.full(snapshot)])
+        #expect(!(await store.drain(timeout: 0.2)), "nothing is written before start()")
+        #expect(recording.threads.withLock { $0.isEmpty })
+        store.start()
+        #expect(await store.drain(timeout: 10))
+        let task = try #require(recording.threads.withLock { $0.first?.task })
+        store.stop()
+        let deadline = Date().addingTimeInterval(5)
+        while FileManager.default.fileExists(atPath: "/proc/\(task)"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(task)"), "the writer thread outlived stop()")
     }
 }
 

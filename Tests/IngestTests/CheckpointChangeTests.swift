@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import IngestTestSupport
 import SourceEvents
+import TestBus
 import Testing
 @testable import Ingest
 
@@ -77,14 +78,17 @@ import Testing
     @Test func aBackgroundSinkKeepsAFailedCheckpointMergedAndAsksForWholeSeries() async throws {
         let inner = InMemorySeriesSink()
         let store = BackgroundSink(inner, memoryBufferBeats: 100, retryInterval: 0.02)
+        store.start()
         let pipeline = IngestPipeline(sink: store)
         await feed(pipeline, [connected(0)])
         for second in 1...3 { await feed(pipeline, [notification(Double(second), hrm(60, rr: [1024]))]) }
         #expect(await store.drain(timeout: 10))
         inner.setFailing(true)
         for second in 4...6 { await feed(pipeline, [notification(Double(second), hrm(60, rr: [1024]))]) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(store.status.checkpointFailures > 0)
+        // A write fails after the last checkpoint was handed over (the writer retries every 0.02 s), so the pipeline
+        // has not been told yet: it will be at its next call.
+        let failuresBefore = store.status.checkpointFailures
+        #expect(await eventually { store.status.checkpointFailures > failuresBefore })
         inner.setFailing(false)
         #expect(await store.drain(timeout: 10))
         // The appends of 4 to 6 s were merged and written after the failure; the pipeline learns of the failure at

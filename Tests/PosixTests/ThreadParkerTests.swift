@@ -24,7 +24,7 @@ import Testing
         let parker = ThreadParker()
         let start = MonotonicClock.now()
         let thread = Thread {
-            usleep(30_000)
+            usleep(30_000)  // the parked thread must really wait for it
             parker.unpark()
         }
         thread.start()

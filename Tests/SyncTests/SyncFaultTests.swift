@@ -51,6 +51,7 @@ import Testing
             #expect(await eventually { delivered(server, db.name, f) > 0 })
             for _ in 0..<4 {
                 try server.admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(db.name)'")
+                // The next termination at a random point of the delivery.
                 try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...120_000_000))
             }
             #expect(await eventually { delivered(server, db.name, f) == anchor })
@@ -127,11 +128,11 @@ import Testing
             #expect(await eventually { delivered(server, db.name, f) > 0 })
             proxy.stall()
             let stalledAt = Date()
-            #expect(await eventually(10) { f.state()?.lastError?.code == .timeout }, "a timeout, not a hang")
+            #expect(await eventually(timeout: 10) { f.state()?.lastError?.code == .timeout }, "a timeout, not a hang")
             #expect(Date().timeIntervalSince(stalledAt) < 8)
             let firstTimeout = try #require(f.state()?.lastError?.at)
             // Still stalled: the reconnects time out too (the login never completes) and are retried.
-            #expect(await eventually(10) {
+            #expect(await eventually(timeout: 10) {
                 guard let error = f.state()?.lastError else { return false }
                 return error.code == .timeout && error.at > firstTimeout && error.detail.contains("connecting")
             }, "a stalled connect times out as well")
@@ -141,7 +142,7 @@ import Testing
             let anchor = Int(try f.store.database.currentAnchor())
             let connections = proxy.accepted
             proxy.resume()
-            #expect(await eventually(30) { delivered(server, db.name, f) == anchor })
+            #expect(await eventually(timeout: 30) { delivered(server, db.name, f) == anchor })
             #expect(proxy.accepted > connections, "delivered over a new connection")
         }
         try f.store.expectDelivered(to: server, database: db.name, gateway: f.gateway)

@@ -55,6 +55,7 @@ import Testing
         var kills = 0
         for round in 0..<12 {
             let process = try start(config, log: f.dir + "/sync.log")
+            // SIGKILL at a random point of its work: start-up, a batch in flight, between rounds.
             try await Task.sleep(nanoseconds: UInt64.random(in: 150_000_000...700_000_000, using: &rng))
             kill(process.processIdentifier, SIGKILL)
             await waitForExit(process)

@@ -68,4 +68,27 @@ struct Checks {
         check(workers.isEmpty, "no libdispatch worker of a non-overcommit queue started (\(workers))")
         return failures == 0
     }
+
+    /// Nothing installed (`HEARTD_EXECUTOR=platform`, or a build without the SPI): tasks, sleeps and child tasks
+    /// run on the platform's executor, and the pool gets no job.
+    func runOnPlatform() async -> Bool {
+        var failures = 0
+        func check(_ ok: Bool, _ what: String) {
+            print(ok ? "ok \(what)" : "FAIL \(what)")
+            if !ok { failures += 1 }
+        }
+        check(!TaskThreads.isGlobalExecutor(pool), "the pool is not the default executor")
+        check(threadName() != name, "the first task runs on a platform thread (\(threadName()))")
+        let start = monotonicSeconds()
+        try? await Task.sleep(for: .milliseconds(50))
+        let slept = monotonicSeconds() - start
+        check(slept >= 0.050 && slept < 0.5, "Task.sleep(for: 50 ms) slept \(slept) s")
+        let names = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<50 { group.addTask { threadName() } }
+            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        check(!names.contains(name), "50 child tasks ran on platform threads (\(names.sorted()))")
+        check(pool.statistics.jobsRun == 0, "the pool ran no job (\(pool.statistics.jobsRun))")
+        return failures == 0
+    }
 }

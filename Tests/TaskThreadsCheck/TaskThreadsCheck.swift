@@ -1,15 +1,27 @@
+import Foundation
 import Glibc
 import TaskThreads
 
 /// Installs a `TaskThreadPool` as the global executor, as heartd does, and checks what the runtime sends it; prints
 /// one line per check (`ok …` / `FAIL …`) and exits 1 if any failed. Run by `TaskThreadsGlobalTests`: installing
-/// only takes in a fresh process. This is where a toolchain that changes the experimental executor SPI shows.
+/// only takes in a fresh process. This is where a toolchain that changes the experimental executor SPI shows. With
+/// `HEARTD_EXECUTOR=platform`, or in a build without the SPI, it checks that nothing is installed instead and that
+/// tasks and sleeps work on the platform's executor.
 @main
 enum TaskThreadsCheck {
     static let pool = TaskThreadPool(.init(name: "check-task", keptThreads: 2))
 
     static func main() {
-        TaskThreads.runMain(on: pool) { await Checks(pool: pool).run() ? 0 : 1 }
+        guard let choice = try? ExecutorChoice(environment: ProcessInfo.processInfo.environment) else {
+            print("FAIL HEARTD_EXECUTOR is not a choice")
+            exit(2)
+        }
+        let installs = choice == .taskThreads && TaskThreads.isCompiledIn
+        print("executor: \(installs ? "pool" : "platform")")
+        TaskThreads.runMain(on: pool, choice: choice) {
+            let checks = Checks(pool: pool)
+            return await (installs ? checks.run() : checks.runOnPlatform()) ? 0 : 1
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestBus
 import Testing
 import Timers
 
@@ -25,14 +26,14 @@ import Timers
         let start = DeadlineTimer.now()
         timer.set(7, start + 0.6)
         timer.set(3, start + 0.2)
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(await eventually(timeout: 5, every: .milliseconds(10)) { fires.count >= 1 })
         let first = try #require(fires.log.withLock { $0.first })
         #expect(first.keys == [3])
         #expect(first.time >= start + 0.2, "not before the deadline")
         #expect(first.time < start + 0.35, "not much after it either")
-        #expect(fires.count == 1, "key 3 fired once; key 7 is still ahead")
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(fires.keys == [3, 7], "key 7 fired in its turn")
+        #expect(await eventually(timeout: 5, every: .milliseconds(10)) { fires.keys == [3, 7] }, "key 7 fired in its turn")
+        #expect(fires.count == 2, "key 3 fired once")
+        #expect((fires.log.withLock { $0.last?.time } ?? 0) >= start + 0.6, "key 7 not before its deadline")
     }
 
     @Test func aDeadlineMovedLaterWithinTheToleranceIsNotRearmed() throws {
@@ -65,7 +66,7 @@ import Timers
             timer.set(1, start + 0.6 + push)
             #expect(timer.armedDeadline == armed, "pushed back by \(push) s: not re-armed")
         }
-        try await Task.sleep(for: .milliseconds(1100))
+        #expect(await eventually(timeout: 5, every: .milliseconds(10)) { fires.keys == [1] })
         let log = fires.log.withLock { $0 }
         #expect(log.map(\.keys) == [[], [1]], "an early wake-up at the armed time, then key 1")
         let fired = try #require(log.last?.time)
@@ -82,10 +83,9 @@ import Timers
         let start = DeadlineTimer.now()
         timer.set(1, start + 0.1)
         timer.set(1, start + 0.3)  // within the tolerance: still armed for 0.1
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually(timeout: 5, every: .milliseconds(10)) { fires.count >= 1 })
         #expect(fires.log.withLock { $0.map(\.keys) } == [[]], "woke at 0.1 with nothing due")
-        try await Task.sleep(for: .milliseconds(250))
-        #expect(fires.keys == [1], "then fired key 1 at its deadline")
+        #expect(await eventually(timeout: 5, every: .milliseconds(10)) { fires.keys == [1] }, "then fired key 1 at its deadline")
         #expect((fires.log.withLock { $0.last?.time } ?? 0) >= start + 0.3)
     }
 
@@ -93,7 +93,7 @@ import Timers
         let (timer, once) = try recordingTimer(tolerance: 0.25)
         defer { timer.stop() }
         timer.set(0, DeadlineTimer.now() - 1)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // a bounded wait: "once" means no second firing within it
         #expect(once.count == 1)
 
         let again = Fires()
@@ -103,7 +103,7 @@ import Timers
         }
         defer { stubborn.stop() }
         stubborn.set(0, DeadlineTimer.now())
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(300))  // a window of fixed length: the firings in it are counted
         #expect(again.count >= 2)
         #expect(again.count <= 8, "held back by 50 ms per round, not a busy loop: \(again.count)")
     }

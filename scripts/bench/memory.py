@@ -9,8 +9,8 @@ markdown table with a column per binary, then where the resident memory of each 
 the stream's last seconds: the steady state's working set). Every figure is read once start-up has settled
 (--settle s after heartd's start), the peak beside it is what start-up took. The last row is the long run: a series
 rotates after 1000 values (~17 min at 1/s, ~4 min at 4/s), and finishing and saving it runs code the stream
-alone does not; there the series hold --settle s of values (series.max_values), so they rotate once start-up's
-pages are handed back, and the figure is read --seconds after that rotation.
+alone does not; there the series hold --settle s of values (series.max_values), so they rotate once start-up has
+settled, and the figure is read --seconds after that rotation.
 usage: memory.py HEARTD [HEARTD ...] [--rate 4] [--seconds 10] [--settle 75] [--env NAME=VALUE ...]
        a binary may be given as LABEL=PATH; --env applies to every heartd started (e.g. MALLOC_ARENA_MAX=1).
 """
@@ -54,8 +54,8 @@ def sleep_until(t):
 
 def measure(heartd, rate, seconds, settle, env):
     """[(row label, RSS MB, peak MB)] and the streaming daemon's mappings. Each row is read `settle` s after heartd
-    started, when start-up's pages have been paged out (StartupPages: a minute after the start, 10 s after the last
-    connection); the peak shows what start-up itself took."""
+    started (a build older than issue 27's has paged its start-up pages out by then, a minute after its start); the
+    peak shows what start-up itself took."""
     def settled_rss(label, allow, subscribe):
         gw = Gateway(heartd, ADDRESSES, "heartd-mem.", allow=allow, env=env)
         try:
@@ -105,8 +105,8 @@ def main():
     ap.add_argument("--rate", type=float, default=4.0, help="notifications a second per sensor")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the stream")
     ap.add_argument("--settle", type=float, default=75.0,
-                    help="seconds after heartd's start before measuring (it pages out what start-up left resident "
-                         "a minute after its start and 10 s after the last connection: StartupPages)")
+                    help="seconds after heartd's start before measuring (builds older than issue 27's paged out what "
+                         "start-up left resident a minute after their start: keep 75 to compare with them)")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for heartd's environment")
     args = ap.parse_args()
     env = dict(e.split("=", 1) for e in args.env)

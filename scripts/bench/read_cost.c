@@ -5,7 +5,7 @@
  * prints its CPU per datagram (CLOCK_PROCESS_CPUTIME_ID; the child's CPU is not counted).
  *   cc -O2 -o .build/bench/read_cost scripts/bench/read_cost.c && .build/bench/read_cost [period_ms] [count]
  * Modes: read (blocking read), recvmsg-ts (blocking recvmsg with SO_TIMESTAMPNS), epoll-recvmmsg-ts (heartd's).
- * docs/BENCHMARKS.md cites it ("How far the 1/s target is"). */
+ * docs/BENCHMARKS.md cites it ("What 1/s costs above the floor"). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>

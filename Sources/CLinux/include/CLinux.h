@@ -55,13 +55,14 @@ int clinux_epoll_wait(int epfd, unsigned long long *tokens, int *hangup, int max
  * passed. A wall-clock change moves nothing (sem_timedwait would wait on CLOCK_REALTIME). */
 int clinux_sem_wait_until(sem_t *sem, long long deadline_ns);
 
+/* Marks an empty file not copy-on-write (FS_NOCOW_FL, chattr +C): on btrfs its blocks are then rewritten in place.
+ * 0, or -1 + errno (EOPNOTSUPP and the like where the file system has no such flag). */
+int clinux_set_nocow(int fd);
+
+/* Whether the file system holding fd is btrfs (fstatfs magic). 1, 0, or -1 + errno. */
+int clinux_is_btrfs(int fd);
+
 /* The calling thread's kernel id (gettid). */
 int clinux_gettid(void);
-
-/* madvise(MADV_PAGEOUT) over the file-backed part of each loaded segment of the main executable (dl_iterate_phdr):
- * the kernel reclaims those pages now (clean ones are dropped, dirty private ones go to swap if there is any, never
- * lost), and later accesses fault back only what is used. *bytes gets the length advised. 0, or -1 + errno (EINVAL
- * before Linux 5.4, which has no MADV_PAGEOUT). */
-int clinux_page_out_executable(unsigned long long *bytes);
 
 #endif

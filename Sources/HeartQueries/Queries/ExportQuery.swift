@@ -89,7 +89,7 @@ extension StoreQueries {
     public func exportQuery(_ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> ExportQuery {
         do {
             return try ExportQuery(format: try ExportQuery.format(QueryParameters(params, now: now)),
-                                   scope: try resolvedScope(of: "export", params, now: now))
+                                   scope: try resolvedScope(of: .export, params, now: now))
         } catch let error as ControlError {
             throw error
         } catch {

@@ -16,6 +16,11 @@ public enum JSONBridge {
         return value
     }
 
+    /// A request's params as the wire carries them: `value` of a `Codable` params type, an object.
+    public static func params(_ encodable: some Encodable) -> [String: JSONValue] {
+        value(encodable).objectValue ?? [:]
+    }
+
     /// The typed value of a result; throws `DecodingError` when the JSON does not have the type's shape.
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let decoder = JSONDecoder()

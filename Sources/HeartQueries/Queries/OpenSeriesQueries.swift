@@ -34,12 +34,14 @@ public struct OpenSeriesQueries {
         }
     }
 
-    public func handle(_ method: String, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+    public func handle(_ method: ControlMethod, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
         switch method {
-        case "series": return try series(params)
-        case "beats": return try beats(params)
-        case "stats": return try stats(params)
-        default: return try queries.handle(method, params)
+        case .series: return JSONBridge.value(try series(params))
+        case .beats: return JSONBridge.value(try beats(params))
+        case .stats: return JSONBridge.value(try stats(params))
+        case .status, .devices, .show, .quantities, .hrv, .changes, .sessionStart, .sessionStop, .sessions, .sessionShow,
+             .report, .export, .watch, .subscribe, .allow, .forget, .delete:
+            return try queries.handle(method, params)
         }
     }
 
@@ -49,42 +51,36 @@ public struct OpenSeriesQueries {
         try openSeries().filter(scope.matches)
     }
 
-    func series(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
-        let stored = try queries.handle("series", params)
-        guard try QueryParameters(params).bool("include_open") == true else { return stored }
-        let open = try open(try StoreQueries.scope(of: "series", params))
-        guard case .object(var result) = stored, case .array(var list)? = result["samples"] else { return stored }
-        for sample in open {
-            guard case .object(var summary) = JSONBridge.value(SampleSummary(sample)) else { continue }
-            summary["open"] = .bool(true)
-            list.append(.object(summary))
-        }
-        result["samples"] = .array(list)
-        result["open"] = .int(open.count)
-        return .object(result)
+    func series(_ params: [String: JSONValue]) throws(ControlError) -> SeriesCall.Result {
+        var result = try queries.mappingErrors { try queries.series(QueryParameters(params)) }
+        guard try QueryParameters(params).bool("include_open") == true else { return result }
+        let open = try open(try StoreQueries.scope(of: .series, params))
+        result.samples += open.map { SeriesCall.Listed(SampleSummary($0), open: true) }
+        result.open = open.count
+        return result
     }
 
-    func beats(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+    func beats(_ params: [String: JSONValue]) throws(ControlError) -> BeatsCall.Result {
         do {
-            return try queries.handle("beats", params)
+            return try queries.mappingErrors { try queries.beats(QueryParameters(params)) }
         } catch where error.code == .notFound {
             let uuid = try QueryParameters(params).uuid()
             guard case .heartbeatSeries(let s)? = try openSeries().first(where: { $0.uuid == uuid }) else { throw error }
-            return .object(StoreQueries.beatsResult(s).merging(["open": .bool(true)]) { $1 })
+            return BeatsCall.Result(s, open: true)
         }
     }
 
-    func stats(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
-        guard case .object(var result) = try queries.handle("stats", params) else { return .null }
+    func stats(_ params: [String: JSONValue]) throws(ControlError) -> StatsCall.Result {
+        var result = try queries.mappingErrors { try queries.stats(QueryParameters(params)) }
         var scope: QueryScope
         do {
-            scope = try queries.resolvedScope(of: "stats", params)
+            scope = try queries.resolvedScope(of: .stats, params)
         } catch {
             throw error as? ControlError ?? ControlError(.unavailable, "store: \(error)")
         }
         // A range that runs to now holds every open series, whatever its clock says (a fast simulator dates ahead).
         if params["to"] == nil { scope.to = nil }
-        result["open_series"] = .int(try open(scope).count)
-        return .object(result)
+        result.openSeries = try open(scope).count
+        return result
     }
 }

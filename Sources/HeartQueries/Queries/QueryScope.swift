@@ -42,7 +42,7 @@ public struct QueryScope: Sendable, Hashable {
 extension StoreQueries {
     /// The scope of `method` with `params`, with the same defaults the method itself uses. With `session` and no
     /// `from`/`to`, the range stays open here (the session's span needs the store: `resolvedScope`).
-    public static func scope(of method: String, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> QueryScope {
+    public static func scope(of method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> QueryScope {
         let p = QueryParameters(params, now: now)
         var scope = QueryScope()
         func filters() throws(ControlError) {
@@ -59,29 +59,29 @@ extension StoreQueries {
             scope.from = scope.from ?? scope.to?.addingTimeInterval(-span)
         }
         switch method {
-        case "show", "beats":
+        case .show, .beats:
             scope.uuid = try p.uuid()
-        case "hrv":
+        case .hrv:
             if params["uuid"] != nil { scope.uuid = try p.uuid() } else {
                 try window()
                 scope.type = Sample.heartbeatSeriesIdentifier
             }
-        case "series":
+        case .series:
             try filters()
             scope.type = try p.typeIdentifier()
             scope.limit = try p.int("limit") ?? 1000
             scope.newestFirst = try p.string("order") == "newest"
-        case "quantities", "stats":
+        case .quantities, .stats:
             try window()
             scope.type = try p.quantityType(default: .heartRate).identifier
-        case "export":
+        case .export:
             try window()
-        case "devices":
+        case .devices:
             scope.devicesOnly = true
-        case "sessions":
+        case .sessions:
             scope.sessionsOnly = true
-        default:
-            throw ControlError(.unknownMethod, "'\(method)' cannot be answered from a central database")
+        case .status, .changes, .sessionStart, .sessionStop, .sessionShow, .report, .watch, .subscribe, .allow, .forget, .delete:
+            throw ControlError(.unknownMethod, "'\(method.rawValue)' cannot be answered from a central database")
         }
         return scope
     }
@@ -89,9 +89,9 @@ extension StoreQueries {
     /// `scope(of:)` with a session's span as the range when `session` is given without `from`/`to` (`series` keeps
     /// an open range): the session's start to its end (or now), or — for a session this store does not hold, as
     /// `heartctl --central`'s memory store — the span of the samples tagged with it.
-    public func resolvedScope(of method: String, _ params: [String: JSONValue], now: Date = Date()) throws -> QueryScope {
+    public func resolvedScope(of method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) throws -> QueryScope {
         var scope = try Self.scope(of: method, params, now: now)
-        guard method != "series", let uuid = scope.session, scope.from == nil, scope.to == nil else { return scope }
+        guard method != .series, let uuid = scope.session, scope.from == nil, scope.to == nil else { return scope }
         if let session = try database.session(uuid: uuid) {
             scope.from = session.start
             scope.to = session.end ?? now

@@ -6,22 +6,8 @@ import SourceEvents
 
 /// The session methods: `session.start` and `session.stop` (session access), `sessions` and `session.show` (read).
 extension StoreQueries {
-    static let sessionMethods: [String: ControlAccess] = [
-        "session.start": .session, "session.stop": .session, "sessions": .read, "session.show": .read,
-    ]
-
-    func handleSession(_ method: String, _ p: QueryParameters) throws -> JSONValue? {
-        switch method {
-        case "session.start": return try sessionStart(p)
-        case "session.stop": return try sessionStop(p)
-        case "sessions": return try sessionList(p)
-        case "session.show": return try sessionShow(p)
-        default: return nil
-        }
-    }
-
     /// `label`, `devices` (addresses), `metadata` (string values), `start` (default now), `uuid` (default new).
-    func sessionStart(_ p: QueryParameters) throws -> JSONValue {
+    public func sessionStart(_ p: QueryParameters) throws -> Session {
         let devices = try p.stringArray("devices").map { a throws(ControlError) -> String in
             guard let address = DeviceAddress.normalized(a) else {
                 throw ControlError(.invalidParams, "'devices': not an address: \(a)")
@@ -32,11 +18,11 @@ extension StoreQueries {
         let uuid: UUID = p.params["uuid"] == nil ? UUID() : try p.uuid()
         let session = Session(uuid: uuid, label: try p.string("label"), start: try p.date("start") ?? p.now,
                               devices: devices, metadata: metadata)
-        return JSONBridge.value(try database.startSession(session))
+        return try database.startSession(session)
     }
 
     /// `uuid`, default the only active session; `end` (default now).
-    func sessionStop(_ p: QueryParameters) throws -> JSONValue {
+    public func sessionStop(_ p: QueryParameters) throws -> Session {
         let uuid: UUID
         if p.params["uuid"] != nil {
             uuid = try p.uuid()
@@ -49,11 +35,11 @@ extension StoreQueries {
             }
             uuid = only.uuid
         }
-        return JSONBridge.value(try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now))
+        return try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now)
     }
 
     /// `from`, `to`, `label`, `active` (bool), `metadata` (as for samples), `limit`.
-    func sessionList(_ p: QueryParameters) throws -> JSONValue {
+    func sessionList(_ p: QueryParameters) throws -> SessionsCall.Result {
         let active: Bool
         switch p.params["active"] {
         case nil, .null?: active = false
@@ -64,15 +50,15 @@ extension StoreQueries {
         let filter = SessionFilter(from: try p.date("from"), to: try p.date("to"), label: try p.string("label"),
                                    activeOnly: active, metadata: try p.metadataPredicate(),
                                    limit: try p.int("limit") ?? 1000)
-        return JSONBridge.value(["sessions": try database.sessions(filter)])
+        return SessionsCall.Result(sessions: try database.sessions(filter))
     }
 
     /// `uuid`; an active session comes with its statistics so far.
-    func sessionShow(_ p: QueryParameters) throws -> JSONValue {
+    func sessionShow(_ p: QueryParameters) throws -> Session {
         let uuid = try p.uuid()
         guard var session = try database.session(uuid: uuid) else { throw ControlError(.notFound, "no session \(uuid)") }
         if session.isActive { session.statistics = try database.sessionStatistics(session, until: p.now) }
-        return JSONBridge.value(session)
+        return session
     }
 }
 

@@ -12,29 +12,54 @@ public struct StoreQueries: Sendable {
         self.database = database
     }
 
-    /// Methods answered here, with the access class they need.
-    public static let methods: [String: ControlAccess] = [
-        "series": .read, "show": .read, "beats": .read, "quantities": .read, "stats": .read, "hrv": .read,
-        "changes": .read, "devices": .read, "delete": .admin,
-    ].merging(sessionMethods) { a, _ in a }.merging(reportMethods) { a, _ in a }
+    /// Whether `method` is answered here (`handle`; `export` by `exportStream`) rather than by the daemon alone.
+    public static func answers(_ method: ControlMethod) -> Bool {
+        switch method {
+        case .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop, .sessions,
+             .sessionShow, .report, .export, .delete:
+            true
+        case .status, .watch, .subscribe, .allow, .forget:
+            false
+        }
+    }
 
-    public func handle(_ method: String, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
-        let p = QueryParameters(params, now: now)
+    /// `call`'s typed answer to `params` (what `handle` sends as JSON).
+    public func answer<C: ControlCall>(_ call: C.Type, _ params: C.Params, now: Date = Date()) throws(ControlError) -> C.Result {
+        let value = try handle(C.method, JSONBridge.params(params), now: now)
         do {
-            if let result = try handleSession(method, p) { return result }
-            if method == "report" { return try report(p) }
+            return try C.result(value)
+        } catch {
+            throw ControlError(.internalError, "\(C.method.rawValue): an answer that is not its result type: \(error)")
+        }
+    }
+
+    public func handle(_ method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
+        let p = QueryParameters(params, now: now)
+        return try mappingErrors { () throws -> JSONValue in
             switch method {
-            case "series": return try series(p)
-            case "show": return try show(p)
-            case "beats": return try beats(p)
-            case "quantities": return try quantities(p)
-            case "stats": return try stats(p)
-            case "hrv": return try hrv(p)
-            case "changes": return try changes(p)
-            case "devices": return JSONBridge.value(["devices": try database.devices().map(StoredDevice.init)])
-            case "delete": return .object(["deleted": .bool(try database.delete(uuid: try p.uuid()))])
-            default: throw ControlError(.unknownMethod, "unknown method '\(method)'")
+            case .series: return JSONBridge.value(try series(p))
+            case .show: return JSONBridge.value(try show(p))
+            case .beats: return JSONBridge.value(try beats(p))
+            case .quantities: return JSONBridge.value(try quantities(p))
+            case .stats: return JSONBridge.value(try stats(p))
+            case .hrv: return JSONBridge.value(try hrv(p))
+            case .changes: return JSONBridge.value(try changes(p))
+            case .devices: return JSONBridge.value(try devices())
+            case .delete: return JSONBridge.value(DeleteCall.Result(deleted: try database.delete(uuid: try p.uuid())))
+            case .sessionStart: return JSONBridge.value(try sessionStart(p))
+            case .sessionStop: return JSONBridge.value(try sessionStop(p))
+            case .sessions: return JSONBridge.value(try sessionList(p))
+            case .sessionShow: return JSONBridge.value(try sessionShow(p))
+            case .report: return JSONBridge.value(try report(p))
+            case .status, .export, .watch, .subscribe, .allow, .forget: throw ControlMethod.unknown(method.rawValue)
             }
+        }
+    }
+
+    /// Runs a query with the store's errors as control errors (`not-found`, `invalid-params`, `unavailable`).
+    public func mappingErrors<T>(_ body: () throws -> T) throws(ControlError) -> T {
+        do {
+            return try body()
         } catch let error as ControlError {
             throw error
         } catch let error as StoreError {
@@ -49,32 +74,30 @@ public struct StoreQueries: Sendable {
         }
     }
 
-    func series(_ p: QueryParameters) throws -> JSONValue {
-        let scope = try Self.scope(of: "series", p.params, now: p.now)
+    /// `devices` as the store answers it (the daemon adds `live`).
+    public func devices() throws -> DevicesCall.Result {
+        DevicesCall.Result(devices: try database.devices().map(DevicesCall.Stored.init))
+    }
+
+    func series(_ p: QueryParameters) throws -> SeriesCall.Result {
+        let scope = try Self.scope(of: .series, p.params, now: p.now)
         let list = try database.samples(type: scope.type, device: scope.device, from: scope.from, to: scope.to,
                                         metadata: scope.metadata, limit: scope.limit, newestFirst: scope.newestFirst)
-        return JSONBridge.value(["samples": list])
+        return SeriesCall.Result(samples: list.map { SeriesCall.Listed($0) })
     }
 
-    func show(_ p: QueryParameters) throws -> JSONValue {
+    func show(_ p: QueryParameters) throws -> ExportedSample {
         let uuid = try p.uuid()
         guard let sample = try database.sample(uuid: uuid) else { throw ControlError(.notFound, "no sample \(uuid)") }
-        return JSONBridge.value(ExportedSample(sample))
+        return ExportedSample(sample)
     }
 
-    func beats(_ p: QueryParameters) throws -> JSONValue {
+    func beats(_ p: QueryParameters) throws -> BeatsCall.Result {
         let uuid = try p.uuid()
         guard case .heartbeatSeries(let s)? = try database.sample(uuid: uuid) else {
             throw ControlError(.notFound, "no heartbeat series \(uuid)")
         }
-        return .object(Self.beatsResult(s))
-    }
-
-    /// `beats`' answer for one heartbeat series: its start, device and (offset, precededByGap) rows.
-    public static func beatsResult(_ s: HeartbeatSeriesSample) -> [String: JSONValue] {
-        let rows: [JSONValue] = s.beats.map { .array([.double($0.offset), .bool($0.precededByGap)]) }
-        return ["uuid": .string(s.uuid.uuidString), "start": .string(ExportDates.iso(s.start)),
-                "device": s.device?.localIdentifier.map(JSONValue.string) ?? .null, "beats": .array(rows)]
+        return BeatsCall.Result(s)
     }
 
     /// The [from, to) of a range method's scope (defaults applied by `resolvedScope`), checked.
@@ -84,65 +107,59 @@ public struct StoreQueries: Sendable {
         return (from, to)
     }
 
-    func quantities(_ p: QueryParameters) throws -> JSONValue {
+    func quantities(_ p: QueryParameters) throws -> QuantitiesCall.Result {
         let type = try p.quantityType(default: .heartRate)
-        let scope = try resolvedScope(of: "quantities", p.params, now: p.now)
+        let scope = try resolvedScope(of: .quantities, p.params, now: p.now)
         let (from, to) = try range(scope)
         let points = try database.quantities(type: type, from: from, to: to, device: scope.device, metadata: scope.metadata)
-        return .object(["type": .string(type.shortName), "unit": .string(type.unit.rawValue), "points": JSONBridge.value(points)])
+        return QuantitiesCall.Result(type: type.shortName, unit: type.unit.rawValue, points: points)
     }
 
     /// Statistics over [from, to); with `interval` (seconds) a collection of buckets aligned to `anchor`
     /// (default: midnight UTC of `from`); with `by_device` also one entry per device (HealthKit's
     /// `separateBySource`), each with the same fields.
-    func stats(_ p: QueryParameters) throws -> JSONValue {
+    func stats(_ p: QueryParameters) throws -> StatsCall.Result {
         let type = try p.quantityType(default: .heartRate)
-        let scope = try resolvedScope(of: "stats", p.params, now: p.now)
+        let scope = try resolvedScope(of: .stats, p.params, now: p.now)
         let (from, to) = try range(scope)
         let interval = try p.double("interval")
         if let interval, interval <= 0 { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
         let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
         // The statistics (or buckets) of one device's points, or of every device's with nil; nil when it has none.
-        func statistics(device: String?, skipEmpty: Bool = false) throws -> [String: JSONValue]? {
+        func statistics(device: String?, skipEmpty: Bool = false) throws -> (QuantityStatistics?, [QuantityStatistics]?)? {
             let points = try database.quantities(type: type, from: from, to: to, device: device, metadata: scope.metadata)
             if skipEmpty && points.isEmpty { return nil }
             guard let interval else {
-                return ["statistics": JSONBridge.value(try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to))]
+                return (try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to), nil)
             }
             let collection = try QuantityStatisticsCollection(points: points, style: type.aggregation, anchor: anchor,
                                                               interval: interval, from: from, to: to)
-            return ["buckets": JSONBridge.value(collection.buckets)]
+            return (nil, collection.buckets)
         }
-        var result = try statistics(device: scope.device) ?? [:]
-        result["type"] = .string(type.shortName)
-        result["unit"] = .string(type.unit.rawValue)
-        if let interval {
-            result["anchor"] = .string(ExportDates.iso(anchor))
-            result["interval"] = .double(interval)
-        }
+        let all = try statistics(device: scope.device)
+        var result = StatsCall.Result(type: type.shortName, unit: type.unit.rawValue, statistics: all?.0, buckets: all?.1,
+                                      anchor: interval == nil ? nil : anchor, interval: interval)
         if try p.bool("by_device") == true {
-            var devices: [JSONValue] = []
+            var devices: [StatsCall.Device] = []
             for record in try database.devices() {
                 guard let address = record.address, scope.device.map({ $0.uppercased() == address.uppercased() }) ?? true,
-                      var entry = try statistics(device: address, skipEmpty: true) else { continue }
-                entry["device"] = .string(address)
-                entry["name"] = record.info.name.map(JSONValue.string) ?? .null
-                devices.append(.object(entry))
+                      let entry = try statistics(device: address, skipEmpty: true) else { continue }
+                devices.append(StatsCall.Device(device: address, name: record.info.name, statistics: entry.0, buckets: entry.1))
             }
-            result["devices"] = .array(devices)
+            result.devices = devices
         }
-        return .object(result)
+        return result
     }
 
     /// HRV of one heartbeat series (`uuid`) or of every series in scope, never across a gap.
-    func hrv(_ p: QueryParameters) throws -> JSONValue {
+    func hrv(_ p: QueryParameters) throws -> HRVCall.Result {
         let beats: [Beat]
         if p.params["uuid"] != nil {
             let uuid = try p.uuid()
             guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
             beats = b
         } else {
-            let scope = try resolvedScope(of: "hrv", p.params, now: p.now)
+            let scope = try resolvedScope(of: .hrv, p.params, now: p.now)
             let (from, to) = try range(scope)
             // Each series starts a new segment: flag its first beat so no RR spans two series.
             beats = try database.heartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata).flatMap { s in
@@ -150,31 +167,15 @@ public struct StoreQueries: Sendable {
             }
         }
         do {
-            return HRVReport.json(try HRVMetrics(beats: beats))
+            return HRVCall.Result(try HRVMetrics(beats: beats))
         } catch {
             throw ControlError(.notFound, "not enough beats for HRV: \(error)")
         }
     }
 
-    func changes(_ p: QueryParameters) throws -> JSONValue {
+    func changes(_ p: QueryParameters) throws -> SampleChanges {
         let anchor = Int64(try p.int("anchor") ?? 0)
-        let changes = try database.changes(since: anchor, limit: try p.int("limit") ?? 1000)
-        return JSONBridge.value(changes)
-    }
-}
-
-/// A device as `devices` lists it.
-struct StoredDevice: Codable {
-    var address: String?
-    var info: DeviceInfo
-    var firstSeen: Date
-    var lastSeen: Date
-
-    init(_ record: DeviceRecord) {
-        address = record.address
-        info = record.info
-        firstSeen = record.firstSeen
-        lastSeen = record.lastSeen
+        return try database.changes(since: anchor, limit: try p.int("limit") ?? 1000)
     }
 }
 

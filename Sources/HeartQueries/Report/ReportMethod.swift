@@ -13,11 +13,9 @@ public enum ReportScope: Sendable, Hashable {
 /// and `heartctl --db` answer it with the same code, and no raw beat or point crosses the socket (a 24-hour session
 /// is ~100 000 beats and ~86 400 heart-rate points; the page is a few hundred KB).
 extension StoreQueries {
-    static let reportMethods: [String: ControlAccess] = ["report": .read]
-
     /// `session` (UUID), or `from` (default `to` − 1 day), `to` (default now) and `device`. Result: `html`,
     /// `bytes`, `devices` (count), `beats`.
-    func report(_ p: QueryParameters) throws -> JSONValue {
+    func report(_ p: QueryParameters) throws -> ReportCall.Result {
         let scope: ReportScope
         if p.params["session"] != nil {
             guard p.params["from"] == nil, p.params["to"] == nil, p.params["device"] == nil else {
@@ -26,14 +24,13 @@ extension StoreQueries {
             scope = .session(try p.uuid("session"))
         } else {
             // The same window as `export`: `to` defaults to now, `from` to a day before it.
-            let window = try Self.scope(of: "export", p.params, now: p.now)
+            let window = try Self.scope(of: .export, p.params, now: p.now)
             let (from, to) = try range(window)
             scope = .range(from: from, to: to, device: window.device)
         }
         let data = try reportData(scope, now: p.now)
         let html = ReportPage.render(data)
-        return .object(["html": .string(html), "bytes": .int(html.utf8.count), "devices": .int(data.devices.count),
-                        "beats": .int(data.statistics.beats)])
+        return ReportCall.Result(html: html, devices: data.devices.count, beats: data.statistics.beats)
     }
 
     /// The report's data: for a session its stored statistics (so far, while active) and what its devices stored in

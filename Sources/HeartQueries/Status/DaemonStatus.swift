@@ -57,6 +57,11 @@ public struct StoreReport: Sendable, Codable, Hashable {
     public var path: String?
     public var sizeBytes: Int
     public var sink: SinkStatus
+    /// Whether the store takes what capture hands it.
+    public var state: StoreState = .writing
+    /// While it does not: since when, and why (what is captured meanwhile waits in memory: `sink`).
+    public var failingSince: Date?
+    public var error: String?
 
     public init(path: String?, sizeBytes: Int, sink: SinkStatus) {
         self.path = path
@@ -65,8 +70,30 @@ public struct StoreReport: Sendable, Codable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, sizeBytes = "size_bytes", sink
+        case path, sizeBytes = "size_bytes", sink, state, failingSince = "failing_since", error
     }
+
+    /// A status without `state` (a daemon older than it) reads as writing.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        path = try c.decodeIfPresent(String.self, forKey: .path)
+        sizeBytes = try c.decode(Int.self, forKey: .sizeBytes)
+        sink = try c.decode(SinkStatus.self, forKey: .sink)
+        state = try c.decodeIfPresent(StoreState.self, forKey: .state) ?? .writing
+        failingSince = try c.decodeIfPresent(Date.self, forKey: .failingSince)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+    }
+}
+
+/// `status.store.state`.
+public enum StoreState: String, Sendable, Codable, Hashable {
+    /// Writes succeed.
+    case writing
+    /// The store is open but writes fail (a full disk, an I/O error): capture goes on into memory, retried each second.
+    case failing
+    /// The store could not be opened for writing at start (a full disk, a read-only file system, permissions):
+    /// capture goes on into memory; reads answer `unavailable`; opening is retried every few seconds.
+    case notOpen = "not-open"
 }
 
 /// Where the daemon's events come from.

@@ -3,14 +3,13 @@ import HealthModel
 import Synchronization
 
 /// Writes the checkpoints of open series for a daemon: each call appends the changed series to the journal
-/// (`<database>-open`, a copy into its mapping, no SQLite transaction; a series already in the journal as a delta: what it
+/// (`<database>-open`, one `pwrite`, no SQLite transaction; a series already in the journal as a delta: what it
 /// added since); when the journal passes `compactionBytes`, the newest state of every open series goes to
 /// `open_series` in one transaction and the journal starts over. `HeartDatabase.recoverCheckpoints` reads both.
 /// An in-memory database has no journal: every checkpoint is an SQLite write, as with
 /// `HeartDatabase.writeCheckpoints`.
 ///
-/// Thread safety: calls are serialized by a lock. The store writer thread makes the calls that may wait; the thread
-/// that reads the sensors may journal with `writeWithoutWaiting`, which gives up rather than wait for the lock.
+/// Thread safety: calls are serialized by a lock; the store writer thread makes them.
 public final class CheckpointWriter: Sendable {
     /// The journal's size that triggers a compaction into the database: bounds the file and the recovery's work.
     public static let defaultCompactionBytes = 1 << 20
@@ -31,7 +30,7 @@ public final class CheckpointWriter: Sendable {
         self.database = database
         self.compactionBytes = compactionBytes
         let journal = try database.journalPath.map { path throws(StoreError) in
-            try OpenSeriesJournal(path: path, compactionBytes: compactionBytes)
+            try OpenSeriesJournal(path: path)
         }
         if let journal, case let leftovers = try journal.records().records, !leftovers.isEmpty {
             try database.write { db in try HeartDatabase.absorb(leftovers, in: db) }
@@ -72,19 +71,6 @@ public final class CheckpointWriter: Sendable {
         }
     }
 
-    /// Journals `updates` on the caller's thread if that cannot wait: the writer's lock is free (no compaction or
-    /// other write in progress), no compaction is due, and the append is a copy into reserved blocks
-    /// (`OpenSeriesJournal.appendWithoutWaiting`). False, with nothing written, otherwise: the caller then hands
-    /// them to `write` on a thread that may wait. Never touches the database.
-    public func writeWithoutWaiting(_ updates: [SeriesCheckpoint]) -> Bool {
-        guard !updates.isEmpty else { return true }
-        let done = state.withLockIfAvailable { state -> Bool in
-            guard let journal = state.journal, journal.length < compactionBytes else { return false }
-            return journal.appendWithoutWaiting(updates, updatedAt: Date())
-        }
-        return done ?? false
-    }
-
     /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);
     /// their old records in the journal are ignored by recovery (a UUID is saved once). When no journaled
     /// series is left open the journal is emptied, so a clean stop leaves nothing for the next start to read.
@@ -97,12 +83,6 @@ public final class CheckpointWriter: Sendable {
                 try? journal.reset()
             }
         }
-    }
-
-    /// A clean stop: the journal keeps its records (none once every series was saved) and gives back the room
-    /// reserved for appends, so a stopped daemon leaves a header-only journal.
-    public func releaseReservedRoom() throws(StoreError) {
-        try state.withLock { state throws(StoreError) in try state.journal?.releaseReservedRoom() }
     }
 
     /// How many times the journal was compacted into the database.

@@ -13,20 +13,14 @@ import Posix
 /// is its last full record with the deltas after it applied (`JournalScan`). A torn tail (a crash inside a write)
 /// fails its CRC and is ignored with everything after it.
 ///
-/// Appends are copies into a shared mapping of blocks reserved ahead (`SharedFileMapping`): no system call and no
-/// inode update per checkpoint, so the thread that reads the sensors can append itself (`appendWithoutWaiting`)
-/// while the store writer keeps everything that may wait — reserving the next blocks, compactions, saves. The
-/// reserved tail is zeros, which end the scan like a torn record but are not counted as damage. Where the file
-/// system cannot reserve (a full disk, no fallocate) appends fall back to `pwrite(2)` and report its errors.
+/// Appends are `pwrite(2)` calls, made by the store writer (never the thread that reads the sensors: a write may
+/// wait for a stalling disk). Why not a shared mapping: a store into a `MAP_SHARED` page the file system cannot
+/// back — a full copy-on-write file system (btrfs) rewriting a page already written back, a file cut under the
+/// mapping, an I/O error — kills the process with SIGBUS, where `pwrite` returns `ENOSPC` or `EIO` and capture goes
+/// on with the checkpoint kept in memory (`BackgroundSink`).
 ///
 /// The file is locked (`flock`) while open, so two processes never journal into one store.
 final class OpenSeriesJournal {
-    /// Address space mapped for appends (the compaction threshold is 1 MiB); beyond it appends use `pwrite`.
-    static let mappedCapacity = 8 << 20
-    /// Blocks reserved past the last record when the journal is opened or emptied, or an append finds no room (not
-    /// beyond the compaction threshold).
-    static let reserveAhead = 64 << 10
-
     /// The headers of the journal's versions, oldest first; new journals get the last (docs/ARCHITECTURE.md).
     static let headers: [[UInt8]] = [Array("heartd open-series journal 1\n".utf8), Array("heartd open-series journal 2\n".utf8)]
     static var fileHeader: [UInt8] { headers[headers.count - 1] }
@@ -35,10 +29,6 @@ final class OpenSeriesJournal {
     private let fd: Int32
     /// Bytes of intact records (plus the header): where the next record goes.
     private(set) var length: Int
-    /// The file mapped for appends (nil for a journal opened to be read, or where mapping failed: every append is
-    /// then a `pwrite`), and the size the writer compacts at (room is not reserved beyond it).
-    private var mapping: SharedFileMapping?
-    private let compactionBytes: Int
     /// What was journaled of each series since the journal was last emptied (deltas are written against it). A
     /// few series per sensor: searched, not hashed (this is read and written on every checkpoint).
     private var journaled: [(uuid: UUID, state: JournaledSeries)] = []
@@ -50,11 +40,9 @@ final class OpenSeriesJournal {
     /// The file holds records of an older version: they are read, but nothing is appended until `reset`.
     private var olderVersion = false
 
-    /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records. With
-    /// `compactionBytes` (the writer's journal) appends go through a mapping; without (recovery), by `pwrite`.
-    init(path: String, compactionBytes: Int? = nil) throws(StoreError) {
+    /// Opens (creating) and locks the journal, and cuts a torn tail so appends follow intact records.
+    init(path: String) throws(StoreError) {
         self.path = path
-        self.compactionBytes = compactionBytes ?? 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.error("cannot open", path) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -80,10 +68,6 @@ final class OpenSeriesJournal {
             if scan.validLength < scan.fileLength {
                 guard ftruncate(fd, off_t(scan.validLength)) == 0 else { throw Self.error("cannot truncate", path) }
             }
-        }
-        if compactionBytes != nil {
-            mapping = try? SharedFileMapping(fd: fd, capacity: Self.mappedCapacity)
-            reserveAhead(for: 0)  // the first checkpoints need not wait for the store writer
         }
     }
 
@@ -112,8 +96,7 @@ final class OpenSeriesJournal {
     /// The series journaled since the journal was last emptied and not forgotten since.
     var journaledSeries: Set<UUID> { Set(journaled.map(\.uuid)) }
 
-    /// Appends checkpoints at the end of the intact records (`JournalAppend` says how each is recorded): a copy into
-    /// the mapping, reserving more blocks first when the reserved room is short; where that fails (a full disk), one
+    /// Appends checkpoints at the end of the intact records (`JournalAppend` says how each is recorded) with one
     /// `pwrite(2)`, whose error is thrown — the file is then cut back to its length; should even that fail, the next
     /// append overwrites the torn bytes (it writes at the same offset).
     func append(_ updates: [SeriesCheckpoint], updatedAt: Date,
@@ -124,56 +107,18 @@ final class OpenSeriesJournal {
         }
         let batch = try JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, frames: &frames, tail: &tail,
                                       base: base)
-        if let mapping, length + frames.count > mapping.reserved { reserveAhead(for: frames.count) }
-        if copy(batch) { return }
-        let bytes = frames
-        let written = bytes.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
-        if written == bytes.count {
-            length += bytes.count
+        let written = frames.withUnsafeBytes { buffer in pwrite(fd, buffer.baseAddress, buffer.count, off_t(length)) }
+        if written == frames.count {
+            length += frames.count
             batch.applied(to: &journaled)
-            mapping?.fileResized(to: max(length, mapping?.reserved ?? 0))
             return
         }
         let failure = written < 0 ? Self.error("cannot append to", path)
-                                  : StoreError(.diskFull, "short write to \(path): \(written) of \(bytes.count) bytes")
-        // The reservation goes with the torn bytes (zeros must follow the last record); the next append reserves anew.
+                                  : StoreError(.diskFull, "short write to \(path): \(written) of \(frames.count) bytes")
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw StoreError(failure.code, "\(failure.detail); cutting the torn record off failed too")
         }
-        mapping?.fileResized(to: length)
         throw failure
-    }
-
-    /// Appends as `append` does if that is a copy into blocks already reserved: no system call, no lock but the
-    /// caller's, no database read. False, with nothing written, otherwise — a series that needs its base from the
-    /// database, no room left, an older journal, no mapping — and the caller hands the checkpoints to `append`.
-    func appendWithoutWaiting(_ updates: [SeriesCheckpoint], updatedAt: Date) -> Bool {
-        guard !updates.isEmpty else { return true }
-        guard !olderVersion, mapping != nil,
-              let batch = try? JournalAppend(updates, updatedAt: updatedAt, journaled: journaled, frames: &frames,
-                                             tail: &tail, base: { _ throws(StoreError) in throw Self.needsDatabase })
-        else { return false }
-        return copy(batch)
-    }
-
-    private static let needsDatabase = StoreError(.notFound, "the series' base is in the database")
-
-    /// Copies `batch`'s records (`frames`) into the reserved room after the last record; false where they do not fit.
-    private func copy(_ batch: JournalAppend) -> Bool {
-        guard let mapping, frames.withUnsafeBytes({ mapping.write($0, at: length) }) else { return false }
-        length += frames.count
-        batch.applied(to: &journaled)
-        return true
-    }
-
-    /// Reserves `bytes` past the last record and up to `reserveAhead` more, not beyond the compaction threshold
-    /// (the journal stays near its limit), and unmaps the pages behind the last record. Best effort: where the file
-    /// system cannot reserve (a full disk), appends fall back to `pwrite`, which reports the error.
-    private func reserveAhead(for bytes: Int) {
-        guard let mapping else { return }
-        let ahead = min(Self.reserveAhead, max(0, compactionBytes - length - bytes))
-        try? mapping.reserve(upTo: min(length + bytes + ahead, mapping.capacity))
-        mapping.release(below: length)
     }
 
     /// Forgets series that are finished: their records stay until the journal is emptied, but nothing more is
@@ -182,18 +127,9 @@ final class OpenSeriesJournal {
         journaled.removeAll { uuids.contains($0.uuid) }
     }
 
-    /// Cuts the room reserved for appends off the file (a daemon stopping cleanly leaves only its records); the next
-    /// append reserves again.
-    func releaseReservedRoom() throws(StoreError) {
-        guard let mapping, mapping.reserved > length else { return }
-        guard ftruncate(fd, off_t(length)) == 0 else { throw Self.error("cannot truncate", path) }
-        mapping.fileResized(to: length)
-    }
-
     /// Empties the journal (its snapshots are in the database now).
     func reset() throws(StoreError) {
         guard ftruncate(fd, 0) == 0 else { throw Self.error("cannot truncate", path) }
-        mapping?.fileResized(to: 0)
         let header = Self.fileHeader
         let written = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == header.count else { throw Self.error("cannot write the header of", path) }
@@ -201,8 +137,6 @@ final class OpenSeriesJournal {
         journaled = []
         damagedOnOpen = 0
         olderVersion = false
-        mapping?.fileResized(to: length)
-        reserveAhead(for: 0)  // an emptied journal is its header and zeros: no record
     }
 
     /// Reads the whole file and applies its records (`JournalScan`).

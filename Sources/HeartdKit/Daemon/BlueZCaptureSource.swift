@@ -46,7 +46,8 @@ enum BlueZCaptureFactory {
             pipeline.handleNow(event)
         })
         let control = BlueZCaptureControl(capture: capture, file: file, configured: b.allow, logger: logger)
-        return (BlueZSource(capture: capture, stream: events, continuation: continuation, logger: logger), control)
+        return (BlueZSource(capture: capture, connection: connection, stream: events, continuation: continuation,
+                            logger: logger), control)
     }
 }
 
@@ -65,9 +66,11 @@ public final class EventGate: Sendable {
 }
 
 /// The BlueZ client as a `Source`: runs the client while the daemon runs; its events reach the pipeline
-/// directly (see `BlueZCaptureFactory`), and its stream finishes when capture ends.
+/// directly (see `BlueZCaptureFactory`), and its stream finishes when capture ends — after the system bus
+/// connection (and its `heartd-dbus` thread) was closed.
 struct BlueZSource: Source {
     let capture: BlueZCapture
+    let connection: DBusConnection
     let stream: AsyncStream<SourceEvent>
     let continuation: AsyncStream<SourceEvent>.Continuation
     let logger: Logger
@@ -75,7 +78,9 @@ struct BlueZSource: Source {
     /// The events; the client runs until the consumer stops (daemon shutdown) or the bus goes away.
     func events() -> AsyncStream<SourceEvent> {
         let capture = self.capture, logger = self.logger, continuation = self.continuation
+        let connection = self.connection
         let runner = Task {
+            defer { connection.close() }
             do {
                 try await capture.run()
                 if Task.isCancelled {

@@ -68,11 +68,12 @@ final class ChangeSubscriptions: Sendable {
         observation.withLock { $0?.cancel(); $0 = nil }
     }
 
-    /// Observes the store from the first subscriber on (a daemon nobody subscribes to pays nothing per commit).
+    /// Observes the store from the first subscriber on (a daemon nobody subscribes to pays nothing per commit). A
+    /// store not open yet is observed at a later subscription (this one's first read reports the error).
     private func startObserving() {
         observation.withLock { current in
             guard current == nil else { return }
-            current = database.observeAnchor { [weak self] in
+            current = try? database.observeAnchor { [weak self] in
                 guard let self else { return }
                 for waker in self.wakers.withLock({ Array($0.values) }) { waker.yield() }
             }

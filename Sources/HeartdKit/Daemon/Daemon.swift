@@ -34,16 +34,20 @@ public struct Daemon: Sendable {
     @discardableResult
     public func run() async throws -> [DeviceStatus] {
         let notifier = try? SystemdNotifier(environment: environment)
-        let (database, checkpoints) = try openStore()
+        // Not ready (a full disk, a read-only file system): capture starts anyway and StoreOpenService retries.
+        let daemonStore = DaemonStore(path: configuration.store.path, logger: logger)
+        daemonStore.prepare()
+        let database = daemonStore.database
         let hub = LiveEventHub(logger: logger)
         let monitor = ActiveSessionMonitor()
         let statusLine = notifier.map { notifier in SystemdStatusLine { try? notifier.status($0) } }
         let stop = AsyncStream<Void>.makeStream()
-        let startupPages = StartupPages(logger: logger)
         let exitOnDisconnect = exitOnFirstDisconnect, probe = cpuProbe
         // Saves and checkpoint appends run on the store writer, never on the thread that reads BlueZ.
-        let store = BackgroundSink(StoreSink(database: database, checkpoints: checkpoints, logger: logger),
-                                   memoryBufferBeats: configuration.store.memoryBufferBeats, logger: logger)
+        let store = BackgroundSink(DaemonStoreSink(store: daemonStore),
+                                   memoryBufferBeats: configuration.store.memoryBufferBeats, logger: logger,
+                                   outageMetadata: [LogField.messageID.key: "\(MessageID.storeError.hex)"],
+                                   recoveryMetadata: [LogField.messageID.key: "\(MessageID.storeRecovered.hex)"])
         let pipeline = IngestPipeline(settings: configuration.ingestSettings, sink: store,
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
@@ -51,22 +55,23 @@ public struct Daemon: Sendable {
                                           statusLine?.observe(event)
                                           // One switch on the tag, binding nothing: it runs for every value.
                                           switch event {
-                                          case .connected: startupPages.startupWork()
                                           case .heartRate: probe?.value()
                                           case .disconnected: if exitOnDisconnect { stop.continuation.yield() }
-                                          case .beats, .battery, .seriesFinished: break
+                                          case .connected, .beats, .battery, .seriesFinished: break
                                           }
                                       })
         // Sessions active before a crash or stop are active again: their devices' series keep being tagged.
-        do {
-            try applyActiveSessions(pipeline: pipeline, database: database, monitor: monitor)
-        } catch {
-            logger.error("cannot read the active sessions", metadata: ["error": "\(error)"])
+        daemonStore.whenReady { [logger] database in
+            do {
+                try applyActiveSessions(pipeline: pipeline, database: database, monitor: monitor)
+            } catch {
+                logger.error("cannot read the active sessions", metadata: ["error": "\(error)"])
+            }
         }
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
-                                           store: store, monitor: monitor)
+                                           store: store, daemonStore: daemonStore, monitor: monitor)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer
         do {
@@ -81,9 +86,11 @@ public struct Daemon: Sendable {
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 // Shut down in reverse order: capture first (it saves the open series), then the socket.
+                .init(service: StoreOpenService(store: daemonStore), successTerminationBehavior: .ignore),
+                .init(service: StoreWriterService(store: store, logger: logger)),
                 .init(service: ControlService(server: server)),
                 .init(service: IngestService(pipeline: pipeline, source: source, gate: gate,
-                                             notifier: notifier, logger: logger, store: store)),
+                                             notifier: notifier, logger: logger)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
@@ -92,7 +99,6 @@ public struct Daemon: Sendable {
             "socket": "\(socketPath)",
         ])
         try? notifier?.ready(status: SystemdStatusLine.waiting)
-        startupPages.startupWork()
         let stopper = Task {
             for await _ in stop.stream {
                 await group.triggerGracefulShutdown()
@@ -102,50 +108,14 @@ public struct Daemon: Sendable {
         defer { stopper.cancel() }
         try await group.run()
         // The open series are saved (IngestService drained the store writer): their statistics are complete.
-        if configuration.series.endSessionsOnShutdown { endActiveSessions(database: database, logger: logger) }
+        if configuration.series.endSessionsOnShutdown, daemonStore.isReady {
+            endActiveSessions(database: database, logger: logger)
+        }
         hub.finishAll()
         handler.changes.finishAll()
-        try? checkpoints.releaseReservedRoom()
         try? database.checkpointWAL()
         logger.notice("heartd stopped")
         return await pipeline.status()
-    }
-
-    /// Opens the store, finishes what a crash left open, and opens the open-series journal, before capture resumes.
-    func openStore() throws -> (HeartDatabase, CheckpointWriter) {
-        let database: HeartDatabase
-        do {
-            database = try HeartDatabase(path: configuration.store.path)
-        } catch {
-            logger.critical("cannot open the store", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
-            ])
-            throw error
-        }
-        let recovered: [Sample]
-        let checkpoints: CheckpointWriter
-        do {
-            let recovery = try database.recoverOpenSeries(finishedAt: Date())
-            recovered = recovery.samples
-            if recovery.discardedJournalBytes > 0 {
-                logger.warning("the open-series journal ended in a damaged record; dropped it and used the snapshot before it", metadata: [
-                    "bytes": "\(recovery.discardedJournalBytes)", "path": "\(database.journalPath ?? "")",
-                ])
-            }
-            checkpoints = try CheckpointWriter(database: database)
-        } catch {
-            logger.critical("cannot recover or journal open series", metadata: [
-                "path": "\(configuration.store.path)", "error": "\(error)", LogField.messageID.key: "\(MessageID.storeError.hex)",
-            ])
-            throw error
-        }
-        if !recovered.isEmpty {
-            logger.notice("recovered series left open by an unclean stop", metadata: [
-                LogField.messageID.key: "\(MessageID.recovery.hex)", "count": "\(recovered.count)",
-                "series": "\(recovered.map(\.uuid.uuidString).joined(separator: ","))",
-            ])
-        }
-        return (database, checkpoints)
     }
 
     func makeSource(pipeline: IngestPipeline, gate: EventGate) async throws -> (any Source, any CaptureControl) {

@@ -1,12 +1,14 @@
 import Control
 import Foundation
+import HealthModel
 import HeartQueries
 import HeartStore
 import Ingest
 import SourceEvents
 
 /// The daemon's control methods: live status, device allow/forget, `watch`, `export`, plus every store query
-/// (`StoreQueries`). Read methods need the socket group, changing ones the admin group (see docs/CONTROL.md).
+/// (`StoreQueries`), dispatched on `ControlMethod`, which also says each one's access class and whether it streams
+/// (see docs/CONTROL.md).
 public struct DaemonControlHandler: ControlHandler {
     let pipeline: IngestPipeline
     let queries: StoreQueries
@@ -16,14 +18,18 @@ public struct DaemonControlHandler: ControlHandler {
     let mode: DaemonMode
     /// The store writer; its counters are `status.store.sink`.
     let store: BackgroundSink?
+    /// Whether the store could be opened (`status.store.state`); nil where the handler is given an open database.
+    let daemonStore: DaemonStore?
     /// The active sessions' live statistics (`status.sessions`).
     let monitor: ActiveSessionMonitor
     /// `subscribe`'s subscribers.
     let changes: ChangeSubscriptions
 
     init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
-         mode: DaemonMode, store: BackgroundSink? = nil, monitor: ActiveSessionMonitor, startedAt: Date = Date()) {
+         mode: DaemonMode, store: BackgroundSink? = nil, daemonStore: DaemonStore? = nil, monitor: ActiveSessionMonitor,
+         startedAt: Date = Date()) {
         self.store = store
+        self.daemonStore = daemonStore
         self.monitor = monitor
         self.changes = ChangeSubscriptions(database: database)
         self.pipeline = pipeline
@@ -34,26 +40,25 @@ public struct DaemonControlHandler: ControlHandler {
         self.startedAt = startedAt
     }
 
-    static let daemonMethods: [String: ControlAccess] = [
-        "status": .read, "watch": .read, "export": .read, "subscribe": .read, "allow": .admin, "forget": .admin,
-    ]
-
     public func access(for method: String) -> ControlAccess? {
-        Self.daemonMethods[method] ?? StoreQueries.methods[method]
+        ControlMethod(rawValue: method)?.access
     }
 
-    public func isStreaming(_ method: String) -> Bool { method == "watch" || method == "export" || method == "subscribe" }
+    public func isStreaming(_ method: String) -> Bool { ControlMethod(rawValue: method)?.isStreaming ?? false }
 
     public func handle(_ request: ControlRequest, peer: PeerCredentials) async -> ControlResponse {
         do {
-            let result: JSONValue = switch request.method {
-            case "status": JSONBridge.value(await status())
-            case "devices": try await devices(request.params)
-            case "allow": try await changePolicy(request.params, allow: true)
-            case "forget": try await changePolicy(request.params, allow: false)
-            case "session.start": try startSession(request.params)
-            case "session.stop": try await stopSession(request.params)
-            default: try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(request.method, request.params)
+            guard let method = ControlMethod(rawValue: request.method) else { throw ControlMethod.unknown(request.method) }
+            let result: JSONValue = switch method {
+            case .status: JSONBridge.value(await status())
+            case .devices: JSONBridge.value(try await devices())
+            case .allow: JSONBridge.value(AllowCall.Result(allowed: try await changePolicy(request.params, allow: true)))
+            case .forget: JSONBridge.value(ForgetCall.Result(forgotten: try await changePolicy(request.params, allow: false)))
+            case .sessionStart: JSONBridge.value(try startSession(request.params))
+            case .sessionStop: JSONBridge.value(try await stopSession(request.params))
+            case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete:
+                try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
+            case .export, .watch, .subscribe: throw ControlError(.unknownMethod, "method '\(request.method)' streams")
             }
             return ControlResponse(id: request.id, result: result)
         } catch let error as ControlError {
@@ -65,11 +70,14 @@ public struct DaemonControlHandler: ControlHandler {
 
     public func watch(_ request: ControlRequest, peer: PeerCredentials) async -> Result<AsyncStream<ControlEvent>, ControlError> {
         do throws(ControlError) {
-            switch request.method {
-            case "watch": return .success(try watchStream(request.params))
-            case "export": return .success(queries.exportStream(try queries.exportQuery(request.params)))
-            case "subscribe": return .success(try subscribeStream(request.params))
-            default: throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
+            guard let method = ControlMethod(rawValue: request.method) else { throw ControlMethod.unknown(request.method) }
+            switch method {
+            case .watch: return .success(try watchStream(request.params))
+            case .export: return .success(queries.exportStream(try queries.exportQuery(request.params)))
+            case .subscribe: return .success(try subscribeStream(request.params))
+            case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
+                 .sessions, .sessionShow, .report, .allow, .forget, .delete:
+                throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
             }
         } catch {
             return .failure(error)
@@ -77,15 +85,15 @@ public struct DaemonControlHandler: ControlHandler {
     }
 
     /// Stores the session, then rotates the open series of its devices, which are tagged from then on.
-    func startSession(_ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
-        let result = try queries.handle("session.start", params)
+    func startSession(_ params: [String: JSONValue]) throws(ControlError) -> Session {
+        let result = try queries.mappingErrors { try queries.sessionStart(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
         return result
     }
 
     /// Rotates the open series of the session's devices out of it, waits (up to 5 s) for the store writer to save
     /// them, then ends the session in the store, so its statistics include its last series.
-    func stopSession(_ params: [String: JSONValue]) async throws(ControlError) -> JSONValue {
+    func stopSession(_ params: [String: JSONValue]) async throws(ControlError) -> Session {
         let p = QueryParameters(params)
         let uuid: UUID? = params["uuid"] == nil ? nil : try p.uuid()
         do {
@@ -99,41 +107,39 @@ public struct DaemonControlHandler: ControlHandler {
             throw ControlError(.unavailable, "store: active sessions: \(error)")
         }
         _ = await store?.drain(timeout: 5)
-        let result = try queries.handle("session.stop", params)
+        let result = try queries.mappingErrors { try queries.sessionStop(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
-        if let stopped = result["uuid"]?.stringValue.flatMap(UUID.init(uuidString:)) {
-            hub.endSession(stopped, at: result["end"] ?? .null)
-        }
+        hub.endSession(result.uuid, at: result.end.map { JSONValue.string(ExportDates.iso($0)) } ?? .null)
         return result
     }
 
     func status() async -> DaemonStatus {
         let db = queries.database
         let pipelineSink = await pipeline.sinkStatus()
+        let sink = store?.status ?? pipelineSink
+        let storeReport = daemonStore?.report(sink: sink)
+            ?? StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: sink)
         return DaemonStatus(
             version: HeartdVersion.string, protocolVersion: ControlProtocol.version, pid: Int(getpid()), mode: mode,
             started: startedAt, uptimeSeconds: Date().timeIntervalSince(startedAt).rounded(),
             capture: await capture.status(), devices: await pipeline.status(),
-            store: StoreReport(path: db.path, sizeBytes: Int(db.fileSize()), sink: store?.status ?? pipelineSink),
+            store: storeReport,
             watchers: hub.watcherCount + changes.subscriberCount, sessions: monitor.status())
     }
 
-    func devices(_ params: [String: JSONValue]) async throws -> JSONValue {
-        var stored = try queries.handle("devices", params)
-        let live = JSONBridge.value(await pipeline.status())
-        if case .object(var o) = stored {
-            o["live"] = live
-            stored = .object(o)
-        }
-        return stored
+    func devices() async throws(ControlError) -> DevicesCall.Result {
+        var result = try queries.mappingErrors { try queries.devices() }
+        result.live = await pipeline.status()
+        return result
     }
 
-    func changePolicy(_ params: [String: JSONValue], allow: Bool) async throws(ControlError) -> JSONValue {
+    /// Allows or forgets the `address` of `params`; returns it as stored (upper case).
+    func changePolicy(_ params: [String: JSONValue], allow: Bool) async throws(ControlError) -> String {
         let address = try QueryParameters(params).requiredString("address").uppercased()
         guard DeviceAddress.isValid(address) else {
             throw ControlError(.invalidParams, "'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
         }
         if allow { try await capture.allow(address) } else { try await capture.forget(address) }
-        return .object([allow ? "allowed" : "forgotten": .string(address)])
+        return address
     }
 }

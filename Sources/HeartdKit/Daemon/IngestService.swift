@@ -13,28 +13,23 @@ import LogFields
 /// reports: no periodic wake-up. The systemd watchdog is pinged from the same timer only after the pipeline
 /// answered, so a wedged pipeline stops the pings and systemd restarts the daemon (`STATUS=` is not refreshed
 /// here: `SystemdStatusLine` sends it when a sensor's state changes). On graceful shutdown every open series is
-/// finished and saved before `run` returns.
+/// finished and handed to the store writer before `run` returns (`StoreWriterService`, which stops after this one,
+/// writes it).
 public struct IngestService: Service {
     let pipeline: IngestPipeline
     let source: any Source
     let gate: EventGate
     let notifier: SystemdNotifier?
     let logger: Logger
-    /// The writer between the pipeline and the store, drained before `run` returns.
-    let store: BackgroundSink?
 
     public init(pipeline: IngestPipeline, source: any Source, gate: EventGate = EventGate(),
-                notifier: SystemdNotifier?, logger: Logger, store: BackgroundSink? = nil) {
-        self.store = store
+                notifier: SystemdNotifier?, logger: Logger) {
         self.pipeline = pipeline
         self.source = source
         self.gate = gate
         self.notifier = notifier
         self.logger = logger
     }
-
-    /// How long shutdown waits for the store writer (systemd's TimeoutStopSec is longer).
-    static let drainSeconds = 15.0
 
     /// Timer keys: the pipeline's next tick, and the next watchdog ping.
     static let pipelineKey = 0, systemdKey = 1
@@ -69,12 +64,7 @@ public struct IngestService: Service {
         gate.close()
         try? notifier?.stopping(status: "finishing open series")
         await pipeline.finishAll(reason: .shutdown, at: .now())
-        if let store, !(await store.drain(timeout: Self.drainSeconds)) {
-            logger.error("store still busy at shutdown after \(Int(Self.drainSeconds)) s", metadata: [
-                LogField.messageID.key: "\(MessageID.storeError.hex)"])
-        }
-        let pipelineSink = await pipeline.sinkStatus()
-        let sink = store?.status ?? pipelineSink
+        let sink = await pipeline.sinkStatus()
         if sink.queuedBeats > 0 {
             logger.error("store unavailable at shutdown: finished series still in memory are lost",
                          metadata: ["beats": "\(sink.queuedBeats)", LogField.messageID.key: "\(MessageID.storeError.hex)"])

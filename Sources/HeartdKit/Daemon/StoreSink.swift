@@ -42,10 +42,3 @@ public struct StoreSink: SeriesSink {
         try database.upsertDevice(device)
     }
 }
-
-extension StoreSink: ImmediateCheckpointSink {
-    /// The journal's copy into reserved blocks (`CheckpointWriter.writeWithoutWaiting`); never an SQLite write.
-    public func writeCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool {
-        checkpoints?.writeWithoutWaiting(open) ?? false
-    }
-}

@@ -65,26 +65,19 @@ struct SessionBenchmark: AsyncParsableCommand {
 
     /// The baseline: every series' beats and every point as JSON answers of the read methods, then the model.
     static func statisticsThroughReadMethods(_ queries: StoreQueries, from: Date, to: Date, device: String) throws -> SessionStatistics {
-        let range: [String: JSONValue] = ["from": .double(from.timeIntervalSince1970), "to": .double(to.timeIntervalSince1970),
-                                          "device": .string(device)]
-        var params = range
-        params["type"] = .string("heartbeat")
-        params["limit"] = .int(1_000_000)
+        let range = RangeParams(from: .unixSeconds(from.timeIntervalSince1970), to: .unixSeconds(to.timeIntervalSince1970),
+                                device: device)
         var series: [HeartbeatSeriesSample] = []
-        for item in try queries.handle("series", params)["samples"]?.arrayValue ?? [] {
-            let summary = try JSONBridge.decode(SampleSummary.self, from: item)
-            let answer = try queries.handle("beats", ["uuid": .string(summary.uuid.uuidString)])
-            let beats = (answer["beats"]?.arrayValue ?? []).compactMap { row -> Beat? in
-                guard let pair = row.arrayValue, pair.count == 2, let offset = pair[0].doubleValue else { return nil }
-                return Beat(offset: offset, precededByGap: pair[1].boolValue ?? false)
-            }
+        let listed = try queries.answer(SeriesCall.self, SeriesCall.Params(
+            type: "heartbeat", device: device, from: range.from, to: range.to, limit: 1_000_000))
+        for summary in listed.samples.map(\.summary) {
+            let answer = try queries.answer(BeatsCall.self, UUIDParams(uuid: summary.uuid.uuidString))
+            let beats = answer.beats.map { Beat(offset: $0.offset, precededByGap: $0.precededByGap) }
             series.append(HeartbeatSeriesSample(uuid: summary.uuid, start: summary.start, end: summary.end, beats: beats,
                                                 device: summary.device))
         }
         func points(_ type: String) throws -> [QuantityPoint] {
-            var p = range
-            p["type"] = .string(type)
-            return try JSONBridge.decode([QuantityPoint].self, from: try queries.handle("quantities", p)["points"] ?? .array([]))
+            try queries.answer(QuantitiesCall.self, QuantitiesCall.Params(QuantitiesCall.Options(type: type), range: range)).points
         }
         return try SessionStatistics(start: from, end: to, heartbeatSeries: series, heartRate: try points("heart-rate"),
                                      energy: try points("energy"))
@@ -95,9 +88,9 @@ struct SessionBenchmark: AsyncParsableCommand {
     func report(_ database: HeartDatabase, session: Session, into table: inout ResultTable) throws {
         let queries = StoreQueries(database: database)
         let (answer, seconds) = try Stopwatch.median(runs: max(3, runs / 3)) {
-            try queries.handle("report", ["session": .string(session.uuid.uuidString)])
+            try queries.answer(ReportCall.self, ReportCall.Params(session: session.uuid.uuidString))
         }
-        let html = answer["html"]?.stringValue ?? ""
+        let html = answer.html
         let (data, gatherSeconds) = try Stopwatch.median(runs: 3) { try queries.reportData(.session(session.uuid)) }
         let (_, renderSeconds) = Stopwatch.median(runs: 3) { ReportPage.render(data) }
         let (full, fullSeconds) = Stopwatch.median(runs: 3) { ReportPage.render(data, downsampling: .none) }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HeartQueries
 
 /// Session start → first tagged beat against the real `heartd --simulate` at real-time speed (one notification a
 /// second): `session.start` is sent, then `series` with the session and `include_open` is polled every 2 ms until
@@ -25,9 +26,9 @@ extension SessionBenchmark {
             usleep(useconds_t(200_000 + 137_000 * (trial % 7))) // start at different phases of the notification second
             // A new watch per trial: its first `beats` event is the first beat after the subscription.
             let watch = try BenchConnection(path: daemon.socket)
-            _ = try watch.roundTrip(#"{"id":1,"method":"watch"}"#)
+            _ = try watch.roundTrip(WatchCall.request(id: 1, WatchCall.Params()))
             let clock = ContinuousClock(), t0 = clock.now
-            let started = try json(control.roundTrip(#"{"id":2,"method":"session.start","params":{"label":"bench"}}"#))
+            let started = try json(control.roundTrip(SessionStartCall.request(id: 2, SessionStartCall.Params(label: "bench"))))
             guard let uuid = (started["result"] as? [String: Any])?["uuid"] as? String else {
                 throw BenchmarkError("session.start failed: \(started)")
             }
@@ -38,13 +39,13 @@ extension SessionBenchmark {
                     firstBeat = (clock.now - t0).seconds
                 }
                 if firstTagged == nil {
-                    let listed = try json(control.roundTrip(
-                        #"{"id":3,"method":"series","params":{"type":"heartbeat","session":"\#(uuid)","include_open":true,"to":"2100-01-01"}}"#))
+                    let listed = try json(control.roundTrip(SeriesCall.request(id: 3, SeriesCall.Params(
+                        type: "heartbeat", to: "2100-01-01", session: uuid, includeOpen: true))))
                     let samples = ((listed["result"] as? [String: Any])?["samples"] as? [[String: Any]]) ?? []
                     if samples.contains(where: { ($0["count"] as? Int ?? 0) > 0 }) { firstTagged = (clock.now - t0).seconds }
                 }
             }
-            _ = try control.roundTrip(#"{"id":4,"method":"session.stop","params":{"uuid":"\#(uuid)"}}"#)
+            _ = try control.roundTrip(SessionStopCall.request(id: 4, SessionStopCall.Params(uuid: uuid)))
             guard let firstTagged, let firstBeat else { throw BenchmarkError("trial \(trial): no beat within 10 s") }
             tagged.append(firstTagged)
             anyBeat.append(firstBeat)
@@ -64,7 +65,7 @@ extension SessionBenchmark {
     }
 
     private func isBeatsEvent(_ line: ArraySlice<UInt8>) -> Bool {
-        String(decoding: line, as: UTF8.self).contains(#""event":"beats""#)
+        String(decoding: line, as: UTF8.self).contains(#""event":"\#(WatchEvent.beats.rawValue)""#)
     }
 
     private func readable(_ c: BenchConnection, ms: Int32) -> Bool {

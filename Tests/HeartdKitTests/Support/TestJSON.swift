@@ -22,6 +22,13 @@ enum TestJSON {
         return devices.reduce(0) { $0 + (($1["counters"] as? [String: Any])?["beats"] as? Int ?? 0) }
     }
 
+    /// The notifications capture received per device (`status.capture.devices[].notifications`), by address.
+    static func notifications(inStatus status: [String: Any]) -> [String: Int] {
+        objects((status["capture"] as? [String: Any])?["devices"]).reduce(into: [:]) {
+            $0[$1["address"] as? String ?? "?"] = $1["notifications"] as? Int ?? 0
+        }
+    }
+
     /// Unix seconds, for query params.
     static func unix(_ date: Date) -> Double { date.timeIntervalSince1970 }
 }

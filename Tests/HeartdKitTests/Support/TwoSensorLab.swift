@@ -13,6 +13,8 @@ final class TwoSensorLab {
     let fake: Helper
     let control: DBusConnection
     let daemon: DaemonProcess
+    /// The notifications `play` sent so far, by address.
+    private(set) var sent: [String: Int] = [:]
 
     init(dir: TestDirectory, settings: [String] = []) async throws {
         bus = try PrivateBus()
@@ -47,8 +49,21 @@ final class TwoSensorLab {
         let ticks = Int(seconds * 2)
         for i in 0..<ticks {
             _ = try await ctl("Notify", [.string(Self.strap), .bytes([0x10, 120, 0x00, 0x02])])
-            if i % 2 == 0 { _ = try await ctl("Notify", [.string(Self.armband), .bytes([0x10, 60, 0x00, 0x04])]) }
-            try await Task.sleep(for: .milliseconds(500))
+            sent[Self.strap, default: 0] += 1
+            if i % 2 == 0 {
+                _ = try await ctl("Notify", [.string(Self.armband), .bytes([0x10, 60, 0x00, 0x04])])
+                sent[Self.armband, default: 0] += 1
+            }
+            try await Task.sleep(for: .milliseconds(500))  // the sensors' pace
+        }
+    }
+
+    /// Waits until the daemon has received every value `play` sent (its reads are batched: the last values arrive
+    /// up to a batching interval after they were sent); whether it did within `timeout` s.
+    func everyPlayedValueArrived(timeout: Double = 10) async -> Bool {
+        await eventually(timeout: timeout) {
+            let received = TestJSON.notifications(inStatus: try self.daemon.client().callObject("status"))
+            return self.sent.allSatisfy { received[$0.key] == $0.value }
         }
     }
 

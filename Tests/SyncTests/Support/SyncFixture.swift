@@ -44,19 +44,9 @@ struct SyncFixture {
     func remove() { try? FileManager.default.removeItem(atPath: dir) }
 }
 
-/// Polls `condition` every 50 ms until it holds or `seconds` pass; returns whether it held.
-func eventually(_ seconds: Double = 20, _ condition: () throws -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if (try? condition()) == true { return true }
-        try? await Task.sleep(nanoseconds: 50_000_000)
-    }
-    return (try? condition()) == true
-}
-
 /// Waits for a child to exit by polling (Foundation's `waitUntilExit` was seen to hang under the test runner
 /// for children that leave others behind); true when it exited in time.
 @discardableResult
 func waitForExit(_ process: Process, seconds: Double = 30) async -> Bool {
-    await eventually(seconds) { !process.isRunning }
+    await eventually(timeout: seconds) { !process.isRunning }
 }
