@@ -1,3 +1,5 @@
+import Glibc
+
 /// Which executor a program's tasks run on: heartd's own threads (`TaskThreadPool`, no periodic wake-up) or the
 /// platform's (libdispatch). The run-time switch is the environment variable `HEARTD_EXECUTOR` (`task-threads`, the
 /// default, or `platform`), read before anything asynchronous runs, so a unit can turn the SPI off with
@@ -25,5 +27,23 @@ public enum ExecutorChoice: String, Sendable, CaseIterable {
         }
         guard let choice = ExecutorChoice(rawValue: value) else { throw InvalidValue(value: value) }
         self = choice
+    }
+}
+
+extension TaskThreads {
+    /// A daemon's synchronous entry (heartd, heartd-sync): the choice `environment` makes (`HEARTD_EXECUTOR`), a pool
+    /// of threads named `poolName` where it asks for one, then `body` as the first task; exit status 2 with a
+    /// message naming `program` when the variable holds no choice.
+    public static func runDaemonMain(program: String, poolName: String, environment: [String: String],
+                                     _ body: @escaping @Sendable () async -> Int32) -> Never {
+        let choice: ExecutorChoice
+        do {
+            choice = try ExecutorChoice(environment: environment)
+        } catch {
+            let line = Array("\(program): \(error)\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            exit(2)
+        }
+        runMain(on: TaskThreadPool(.init(name: poolName)), choice: choice, body)
     }
 }

@@ -10,14 +10,8 @@ import TaskThreads
 @main
 enum HeartdMain {
     static func main() {
-        let choice: ExecutorChoice
-        do {
-            choice = try ExecutorChoice(environment: ProcessInfo.processInfo.environment)
-        } catch {
-            FileHandle.standardError.write(Data("heartd: \(error)\n".utf8))
-            exit(2)
-        }
-        TaskThreads.runMain(on: TaskThreadPool(.init(name: "heartd-task")), choice: choice) {
+        TaskThreads.runDaemonMain(program: "heartd", poolName: "heartd-task",
+                                  environment: ProcessInfo.processInfo.environment) {
             await Heartd.main()
             return 0
         }
