@@ -109,6 +109,13 @@ let package = Package(
         ]),
         // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
         .target(name: "HeartQueries", dependencies: ["Control", "HealthModel", "HeartStore", "Ingest", "SourceEvents"]),
+        // A network service's live view of heartd: follows the control socket (status, watch), keeps each device's
+        // state, heart rate and rolling RMSSD, reconnects with back-off. heartd-web and heartd-mqtt build on it.
+        .target(name: "LiveFeed", dependencies: [
+            "Control", "HealthModel", "HeartQueries", "Posix", "Timers",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: services, capture sources, control handlers, live events, replay.
         .target(name: "HeartdKit", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
@@ -182,6 +189,9 @@ let package = Package(
             "Sync", "HeartStore", "HealthModel", "TestBus",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "LiveFeedTests", dependencies: [
+            "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
