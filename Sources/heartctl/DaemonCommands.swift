@@ -46,7 +46,7 @@ struct Status: AsyncParsableCommand {
                 let age = d.lastNotification.map { String(format: "%.0fs ago", now.timeIntervalSince($0)) } ?? "-"
                 let gaps = d.counters.gapsByRule.values.reduce(0, +)
                 let dropped = d.counters.malformed + d.counters.droppedRR
-                table.add([d.address, d.device?.name ?? "-", d.connected ? "connected" : "disconnected",
+                table.add([d.address, d.device?.name ?? "-", d.connected ? (d.contact == false ? "no contact" : "connected") : "disconnected",
                            d.currentBPM.map(String.init) ?? "-", d.batteryPercent.map { "\($0)%" } ?? "-", age,
                            String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped),
                            Status.subscription(links[d.address])])
