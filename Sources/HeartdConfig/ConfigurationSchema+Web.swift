@@ -7,7 +7,7 @@ extension ConfigurationSchema {
             !host.isEmpty && host.count <= 253 && !host.contains(where: { $0.isWhitespace || $0 == "/" })
                 ? nil : "an IP address or host name"
         },
-        integer("web", "port", \.web.port, 1...65535),
+        integer("web", "port", \.web.port, 0...65535),
         string("web", "viewer_token_file", \.web.viewerTokenFile) { webAbsoluteOrEmpty($0) },
         string("web", "coach_password_file", \.web.coachPasswordFile) { webAbsoluteOrEmpty($0) },
         integer("web", "hrmax", \.web.hrmaxDefault, 100...240),

@@ -78,5 +78,5 @@ public final class LiveFeed: Service, Sendable {
     public init(settings: LiveFeedSettings, logger: Logger) {}
     public func run() async throws { try? await gracefulShutdown() }
     public func snapshot() -> LiveSnapshot { LiveSnapshot(daemonReachable: false, devices: [], activeSessions: [], status: nil) }
-    public func updates(buffer: Int = 1024) -> AsyncStream<LiveUpdate> { AsyncStream { $0.finish() } }
+    public func updates(buffer: Int = 1024) -> AsyncStream<LiveUpdate> { AsyncStream { _ in } }
 }

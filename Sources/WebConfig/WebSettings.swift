@@ -5,6 +5,7 @@ import Foundation
 public struct WebSettings: Sendable, Equatable {
     /// `web.host`: the address to listen on. Anything but loopback is refused at start unless a credential is set.
     public var host = "127.0.0.1"
+    /// 0: a free port the kernel picks (the tests; the address is printed).
     public var port = 8380
     /// File whose first line is the viewer token; empty: `$CREDENTIALS_DIRECTORY/web-viewer-token` when systemd
     /// passed it, else no token (anyone who reaches the port may view: loopback only).

@@ -40,7 +40,6 @@ extension HeartdWeb {
                 try WebCredentials.checkBind(settings, credentials)
             } catch {
                 logger.critical("heartd-web refuses to start", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
-                FileHandle.standardError.write(Data("heartd-web: \(error.detail)\n".utf8))
                 throw ExitCode(error.exitStatus)
             }
             let socketPath = configuration.controlSocketPath(environment: environment)
@@ -52,11 +51,11 @@ extension HeartdWeb {
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
             let app = web.application { port in
                 logger.notice("heartd-web listening", metadata: ["url": "http://\(host):\(port)/", "socket": "\(socketPath)"])
-                print("heartd-web: room page at http://\(host):\(port)/")
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data("heartd-web: room page at http://\(host):\(port)/\n".utf8))
             }
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-                services: [.init(service: feed), .init(service: fanout), .init(service: app)],
+                services: [.init(service: feed), .init(service: fanout, successTerminationBehavior: .gracefullyShutdownGroup),
+                           .init(service: app)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
             do {
