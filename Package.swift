@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd", "WebConfig",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
@@ -218,6 +218,7 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], resources: [.copy("Browser")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",

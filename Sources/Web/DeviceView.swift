@@ -32,8 +32,9 @@ public struct DeviceView: Codable, Sendable, Hashable {
         hrmax = bpmMax
         hrmaxSource = source
         if let bpm = device.bpm, device.state == .streaming {
-            let percent = Double(bpm) * 100 / Double(bpmMax)
-            hrmaxPercent = Int(percent.rounded())
+            // The zone of the whole percentage shown, so that a tile's colour and its number always agree.
+            let percent = (Double(bpm) * 100 / Double(bpmMax)).rounded()
+            hrmaxPercent = Int(percent)
             zone = HeartZone(percent: percent)
         }
     }

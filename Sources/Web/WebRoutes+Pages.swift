@@ -19,7 +19,8 @@ extension WebApplication {
         }
         router.get("/overlay/{device}") { request, context -> Response in
             _ = try access.require(.viewer, request)
-            let device = try context.parameters.require("device")
+            let raw = try context.parameters.require("device")
+            let device = raw.removingPercentEncoding ?? raw
             let (_, cookie) = Self.rememberToken(access, request)
             let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
             var response = WebResponses.html(Pages.overlay(device: device.uppercased(), options: OverlayOptions(query: query)))

@@ -5,8 +5,6 @@ import TestBus
 
 /// heartd --simulate, heartd-web and the room page in headless Chromium (Selenium, Browser/room_check.py).
 @Suite(.serialized) struct WebBrowserTests {
-    static let token = "browser-viewer-token-0123456789"
-    static let password = "coach password 42"
 
     /// The two services and the paths a browser check needs; `stop()` ends them.
     final class Stack {
@@ -28,8 +26,8 @@ import TestBus
             viewer_token_file = "\(dir)/token"
             coach_password_file = "\(dir)/coach"
             """.write(toFile: config, atomically: true, encoding: .utf8)
-            try "\(WebBrowserTests.token)\n".write(toFile: dir + "/token", atomically: true, encoding: .utf8)
-            let hash = try WebBrowserTests.run(try BuiltProducts.path("heartd-web"), ["hash-password", "--cost", "6"], input: WebBrowserTests.password)
+            try "\(BrowserScript.token)\n".write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+            let hash = try WebBrowserTests.run(try BuiltProducts.path("heartd-web"), ["hash-password", "--cost", "6"], input: BrowserScript.password)
             try hash.write(toFile: dir + "/coach", atomically: true, encoding: .utf8)
             heartd = try WebProcess(try BuiltProducts.path("heartd"),
                                     ["--simulate", "--simulate-speed", "\(simulateSpeed)", "--db", dir + "/heart.db", "--socket", socket,
@@ -49,26 +47,10 @@ import TestBus
             url = String(match.1)
         }
 
-        /// Runs the Selenium checks; their JSON results, or a failure with the results and both logs.
         func browse(_ checks: [String], extra: [String] = []) throws -> String {
-            let script = try #require(Bundle.module.path(forResource: "room_check", ofType: "py", inDirectory: "Browser"))
-            _ = try requiredProgram("/usr/bin/chromium", package: "chromium")
-            _ = try requiredProgram("/usr/bin/chromedriver", package: "chromium-driver")
-            let out = dir + "/browser.json"
-            let browser = try WebProcess("/usr/bin/env", ["python3", script, "--url", url, "--token", WebBrowserTests.token,
-                                                          "--password", WebBrowserTests.password] + extra + checks, log: out)
-            guard browser.process.waitUntilExitOrTimeout(180) else {
-                browser.stop()
-                throw WebTestFailure("the browser script hung:\n\(browser.output)")
+            try BrowserScript.run(url: url, checks, extra: extra) {
+                "--- heartd-web:\n\(self.web.output.suffix(3000))\n--- heartd:\n\(self.heartd.output.suffix(2000))"
             }
-            let text = browser.output
-            if text.contains("No module named 'selenium'") {
-                throw WebTestFailure("python3 has no selenium: pip install selenium (scripts/setup.sh does)")
-            }
-            guard browser.process.terminationStatus == 0 else {
-                throw WebTestFailure("browser checks failed:\n\(text)\n--- heartd-web:\n\(web.output.suffix(3000))\n--- heartd:\n\(heartd.output.suffix(2000))")
-            }
-            return text
         }
 
         func stop() {

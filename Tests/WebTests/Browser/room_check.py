@@ -3,7 +3,9 @@
 
 WebBrowserTests runs it against heartd --simulate and heartd-web; each check is named on the command line:
   live       tiles appear and follow heart rate; zone colours follow % HRmax
-  silence    after the test stops heartd (SIGSTOP, from the file --stop-file names), a tile says "no signal" within 5 s
+  silence    once the script writes --stop-file, the test silences the sensors (or --silent-device only): its tile says
+             "no signal" within 5 s (6.5 s with polling), the others keep streaming
+  names      a device named with HTML and script (--xss-device) shows its name as text and runs nothing
   coach      the coach logs in and starts a session from the page (its label holds HTML and script)
   viewer     a viewer's POST to start a session gets 403
   crosssite  a form on another site posting to /api/sessions/start (with the coach logged in) is refused
@@ -91,15 +93,30 @@ def check_live(driver, args):
 
 def check_silence(driver, args):
     driver.get(f"{args.url}/?token={args.token}")
-    wait_for(lambda: any(t["state"] == "streaming" for t in tiles(driver)), 20, "a streaming tile")
+    silent = lambda t: not args.silent_device or t["address"] == args.silent_device
+    wait_for(lambda: any(t["state"] == "streaming" and silent(t) for t in tiles(driver)), 20, "a streaming tile")
     with open(args.stop_file, "w") as stop:
         stop.write("stop\n")
     stopped = time.monotonic()
-    wait_for(lambda: all(t["state"] == "no-signal" for t in tiles(driver)), 8, "every tile to say no signal")
+    wait_for(lambda: all(t["state"] == "no-signal" for t in tiles(driver) if silent(t)), 8, "the silent tiles to say no signal")
     elapsed = time.monotonic() - stopped
-    text = tiles(driver)[0]
     assert elapsed <= 6.5, f"no signal after {elapsed:.1f} s"
-    return {"seconds": round(elapsed, 2), "state_text": driver.find_element(By.CSS_SELECTOR, ".tile .state").text, "tile": text}
+    texts = driver.execute_script("return Array.from(document.querySelectorAll('.tile')).map(t => [t.dataset.address, t.querySelector('.state').textContent])")
+    for address, text in texts:
+        if not args.silent_device or address == args.silent_device:
+            assert text == "no signal", f"{address} says {text!r}"
+        else:
+            assert text == "streaming", f"{address}, not silenced, says {text!r}"
+    return {"seconds": round(elapsed, 2), "states": texts}
+
+
+def check_names(driver, args):
+    driver.get(f"{args.url}/?token={args.token}")
+    tile = wait_for(lambda: [t for t in tiles(driver) if t["address"] == args.xss_device], 20, "the tile named with HTML")[0]
+    assert tile["name"] == args.xss_name, f"name shown as {tile['name']!r}"
+    assert driver.execute_script("return window.__xss === undefined"), "the name's script ran"
+    assert not driver.find_elements(By.CSS_SELECTOR, ".tile .name img, .tile .name script"), "the name became HTML"
+    return {"name": tile["name"]}
 
 
 def login(driver, args):
@@ -175,7 +192,7 @@ def check_overlay(driver, args):
     return {"html": backgrounds[0], "body": backgrounds[1], "fontSize": backgrounds[2]}
 
 
-CHECKS = {"live": check_live, "silence": check_silence, "coach": check_coach, "viewer": check_viewer,
+CHECKS = {"live": check_live, "silence": check_silence, "names": check_names, "coach": check_coach, "viewer": check_viewer,
           "crosssite": check_crosssite, "overlay": check_overlay}
 
 
@@ -186,6 +203,9 @@ def main():
     parser.add_argument("--password", required=True)
     parser.add_argument("--device", default="")
     parser.add_argument("--stop-file", default="")
+    parser.add_argument("--silent-device", default="")
+    parser.add_argument("--xss-device", default="")
+    parser.add_argument("--xss-name", default="")
     parser.add_argument("--live", action="store_true", help="the live feed runs: the coach check waits for the label")
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     args = parser.parse_args()
