@@ -44,7 +44,8 @@ public final class LiveFanout: Service, Sendable {
         let updates = source.updates(buffer: 4096)
         state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
         for await update in updates.cancelOnGracefulShutdown() {
-            broadcast(messages(for: update).map { $0.json() })
+            let messages = messages(for: update)  // always: it keeps the session list for the next difference
+            if clientCount > 0 { broadcast(messages.map { $0.json() }) }
         }
         let clients = state.withLock { state in
             state.finished = true

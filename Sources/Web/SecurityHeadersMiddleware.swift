@@ -20,7 +20,7 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         response.headers[.contentSecurityPolicy] = Self.policy
         response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.referrerPolicy] = "no-referrer"
+        response.headers[.referrerPolicy] = "same-origin"
         response.headers[.xFrameOptions] = "DENY"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response

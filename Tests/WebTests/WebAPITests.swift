@@ -9,7 +9,7 @@ import Web
 
 /// The JSON API, the zones, the fan-out to browsers and the pages' escaping, without a browser.
 @Suite struct WebAPITests {
-    @Test(arguments: [(99, HeartZone.rest), (100, .grey), (118, .grey), (119, .blue), (120, .blue), (140, .green), (160, .yellow), (179, .yellow), (180, .red)])
+    @Test(arguments: [(98, HeartZone.rest), (99, .grey), (100, .grey), (118, .grey), (119, .blue), (120, .blue), (140, .green), (160, .yellow), (178, .yellow), (179, .red), (180, .red)])
     func zonesFollowPercentOfHRmax(bpm: Int, zone: HeartZone) {
         // HRmax 200: 50 % = 100 bpm.
         let view = DeviceView(WebFixture.device("AA:00:00:00:00:01", bpm: bpm), hrmax: HRMaxTable(defaultBPM: 200))

@@ -81,8 +81,11 @@ import TestBus
     }
 
     @Test func aNonLoopbackBindWithoutACredentialIsRefusedAtStart() async throws {
+        let config = "/tmp/hw-bind-\(UUID().uuidString.prefix(8)).toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let web = try WebProcess(try BuiltProducts.path("heartd-web"),
-                                 ["--config", "/dev/null", "--set", "web.host=\"0.0.0.0\"", "--set", "web.port=0", "--log-target", "stderr"],
+                                 ["--config", config, "--set", "web.host=\"0.0.0.0\"", "--set", "web.port=0", "--log-target", "stderr"],
                                  log: "/tmp/hw-bind-\(UUID().uuidString.prefix(8)).log")
         defer { try? FileManager.default.removeItem(atPath: web.logPath) }
         let status = await web.exitStatus(timeout: 20)
