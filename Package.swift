@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C shim: libdbus-1 macros and varargs made importable.
@@ -102,7 +103,7 @@ let package = Package(
         ]),
         // STAND-IN for main's LiveFeed (declarations only; replaced by merging main).
         .target(name: "LiveFeed", dependencies: [
-            "Control", "HealthModel", "HeartQueries",
+            "HealthModel", "HeartQueries",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -115,7 +116,9 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
@@ -153,7 +156,7 @@ let package = Package(
         ]),
         // The web dashboard as its own program and unit (systemd/heartd-web.service): a client of the control socket.
         .executableTarget(name: "heartd-web", dependencies: [
-            "HeartdCommandLine", "LiveFeed", "TaskThreads", "Web", "WebConfig",
+            "HeartdCommandLine", "HeartQueries", "LiveFeed", "TaskThreads", "Web", "WebConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -213,10 +216,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebTests", dependencies: [
-            "HeartQueries", "LiveFeed", "TestBus", "Web", "WebConfig",
+            "HealthModel", "HeartQueries", "LiveFeed", "TestBus", "Web", "WebConfig",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], resources: [.copy("Browser")]),
