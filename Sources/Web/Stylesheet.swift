@@ -17,10 +17,10 @@ enum Stylesheet {
              grid-template-columns: repeat(var(--cols), 1fr); grid-auto-rows: 1fr; min-height: 0; }
     .tile { border-radius: 1.2vmin; padding: 1vmin 2vmin; display: flex; flex-direction: column; justify-content: space-between;
             background: #2a2a2a; overflow: hidden; container-type: size; min-height: 6em; }
-    .tile .name { font-size: max(14px, 9cqh); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-    .tile .bpm { font-size: max(32px, 42cqh); font-weight: 700; line-height: 1; font-variant-numeric: tabular-nums; }
-    .tile .pct, .tile .state { font-size: max(12px, 8cqh); }
-    .tile .footer { display: flex; justify-content: space-between; font-size: max(11px, 6cqh); opacity: .85; }
+    .tile .name { font-size: max(14px, min(9cqh, 9cqw)); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .tile .bpm { font-size: max(28px, min(42cqh, 30cqw)); font-weight: 700; line-height: 1; font-variant-numeric: tabular-nums; }
+    .tile .pct, .tile .state { font-size: max(12px, min(8cqh, 7cqw)); }
+    .tile .footer { display: flex; justify-content: space-between; font-size: max(11px, min(6cqh, 5cqw)); opacity: .85; }
     .zone-none { background: #2a2a2a; }
     .zone-rest { background: #3a3a3a; }
     .zone-grey { background: #6b6f75; }

@@ -88,6 +88,12 @@ def check_live(driver, args):
             assert tile["zone"] == zone_for(percent), f"zone {tile['zone']} for {percent} %: {tile}"
             assert tile["background"] == ZONE_BACKGROUND[tile["zone"]], f"colour {tile['background']}: {tile}"
         time.sleep(0.5)
+    if os.environ.get("HEARTD_WEB_SCREENSHOTS"):  # for a person to look at: the room at 1280x800 and as a phone
+        driver.save_screenshot(os.path.join(os.environ["HEARTD_WEB_SCREENSHOTS"], "room-1280x800.png"))
+        driver.set_window_size(390, 844)
+        time.sleep(1.5)
+        driver.save_screenshot(os.path.join(os.environ["HEARTD_WEB_SCREENSHOTS"], "room-phone.png"))
+        driver.set_window_size(1280, 800)
     return {"tiles": len(found), "first": first}
 
 
