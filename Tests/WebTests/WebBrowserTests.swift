@@ -47,8 +47,8 @@ import TestBus
             url = String(match.1)
         }
 
-        func browse(_ checks: [String], extra: [String] = []) throws -> String {
-            try BrowserScript.run(url: url, checks, extra: extra) {
+        func browse(_ checks: [String], extra: [String] = []) async throws -> String {
+            try await BrowserScript.run(url: url, checks, extra: extra) {
                 "--- heartd-web:\n\(self.web.output.suffix(3000))\n--- heartd:\n\(self.heartd.output.suffix(2000))"
             }
         }
@@ -63,9 +63,9 @@ import TestBus
     @Test func aCoachStartsASessionFromThePageAndAViewerCannot() async throws {
         let stack = try await Stack()
         defer { stack.stop() }
-        let results = try stack.browse(["coach", "viewer", "crosssite"])
+        let results = try await stack.browse(["coach", "viewer", "crosssite"])
         #expect(results.contains(#""failed": []"#))
-        let (status, sessions) = try Self.runStatus(try BuiltProducts.path("heartctl"), ["sessions", "--socket", stack.socket])
+        let (status, sessions) = try await Self.runStatus(try BuiltProducts.path("heartctl"), ["sessions", "--socket", stack.socket])
         #expect(status == 0)
         // The coach's session is there, its label intact; neither the viewer's nor the cross-site one is.
         #expect(sessions.contains("round 7"))
@@ -76,7 +76,7 @@ import TestBus
     @Test func theOverlayIsTransparent() async throws {
         let stack = try await Stack()
         defer { stack.stop() }
-        let results = try stack.browse(["overlay"], extra: ["--device", "00:00:00:00:00:00"])
+        let results = try await stack.browse(["overlay"], extra: ["--device", "00:00:00:00:00:00"])
         #expect(results.contains(#""html": "rgba(0, 0, 0, 0)""#))
     }
 
@@ -109,11 +109,11 @@ import TestBus
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func runStatus(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+    static func runStatus(_ path: String, _ arguments: [String]) async throws -> (Int32, String) {
         let log = "/tmp/hw-tool-\(UUID().uuidString.prefix(8)).out"
         defer { try? FileManager.default.removeItem(atPath: log) }
         let tool = try WebProcess(path, arguments, log: log)
-        guard tool.process.waitUntilExitOrTimeout(30) else { throw WebTestFailure("\(path) hung") }
+        guard await tool.waitForExit(timeout: 30) else { throw WebTestFailure("\(path) hung") }
         return (tool.process.terminationStatus, tool.output)
     }
 }

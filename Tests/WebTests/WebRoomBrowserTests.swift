@@ -28,13 +28,11 @@ import Web
             feeder.cancel()
             server.cancel()
         }
-        #expect(await eventually { port.withLock { $0 } != nil })
+        #expect(await eventually(timeout: 60) { port.withLock { $0 } != nil })
         let url = "http://127.0.0.1:\(try #require(port.withLock { $0 }))"
-        let results = try await Task.detached {
-            try BrowserScript.run(url: url, ["live", "names", "silence"],
-                                  extra: ["--stop-file", stopFile, "--silent-device", Self.silent,
-                                          "--xss-device", Self.xssDevice, "--xss-name", Self.xssName])
-        }.value
+        let results = try await BrowserScript.run(url: url, ["live", "names", "silence"],
+                                                  extra: ["--stop-file", stopFile, "--silent-device", Self.silent,
+                                                          "--xss-device", Self.xssDevice, "--xss-name", Self.xssName])
         #expect(results.contains(#""failed": []"#))
         await group.triggerGracefulShutdown()
     }

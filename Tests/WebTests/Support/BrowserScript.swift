@@ -1,4 +1,5 @@
 import Foundation
+import TestBus
 
 /// Browser/room_check.py: Selenium driving headless Chromium against a heartd-web at `url`.
 enum BrowserScript {
@@ -6,7 +7,7 @@ enum BrowserScript {
     static let password = "coach password 42"
 
     /// Runs the named checks; their JSON results, or a failure with the results and `context()` (the services' logs).
-    static func run(url: String, _ checks: [String], extra: [String] = [], context: () -> String = { "" }) throws -> String {
+    static func run(url: String, _ checks: [String], extra: [String] = [], context: () -> String = { "" }) async throws -> String {
         guard let script = Bundle.module.path(forResource: "room_check", ofType: "py", inDirectory: "Browser") else {
             throw WebTestFailure("Browser/room_check.py is not in the test bundle")
         }
@@ -16,7 +17,7 @@ enum BrowserScript {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let browser = try WebProcess("/usr/bin/env", ["python3", script, "--url", url, "--token", token, "--password", password]
                                      + extra + checks, log: out)
-        guard browser.process.waitUntilExitOrTimeout(240) else {
+        guard await browser.waitForExit(timeout: 240) else {
             browser.stop()
             throw WebTestFailure("the browser script hung:\n\(browser.output)")
         }

@@ -31,6 +31,11 @@ final class WebProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Waits up to `timeout` seconds for the exit without holding a thread of Swift's pool; whether it exited.
+    func waitForExit(timeout: Double) async -> Bool {
+        await eventually(timeout: timeout, every: .milliseconds(100)) { !self.process.isRunning }
+    }
+
     func signal(_ signo: Int32) { kill(process.processIdentifier, signo) }
 
     func stop() {
