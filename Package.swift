@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "heartctl", targets: ["heartctl"]),
         .executable(name: "heartd-sync", targets: ["heartd-sync"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
+        .executable(name: "heartd-web", targets: ["heartd-web"]),
     ],
     traits: [
         .trait(name: "CustomGlobalExecutor",
@@ -26,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C shim: libdbus-1 macros and varargs made importable.
@@ -96,9 +101,23 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
+        // The `[web]` settings and WebError: what heartd.toml's validation needs of the web service, without
+        // Hummingbird or NIO (HeartdConfig depends on this, not on Web).
+        .target(name: "WebConfig"),
+        // The live dashboard on Hummingbird: routes, pages, the WebSocket/SSE fan-out, viewer and coach auth.
+        .target(name: "Web", dependencies: [
+            "Control", "HealthModel", "HeartQueries", "LiveFeed", "WebConfig",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
         .target(name: "HeartdConfig", dependencies: [
-            "SourceEvents", "SyncConfig", "Systemd",
+            "SourceEvents", "SyncConfig", "Systemd", "WebConfig",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The options heartd and heartd-sync share (--config, --set and the other overrides), loading, logging.
@@ -135,6 +154,13 @@ let package = Package(
             "HeartdCommandLine", "HeartQueries", "Sync", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The web dashboard as its own program and unit (systemd/heartd-web.service): a client of the control socket.
+        .executableTarget(name: "heartd-web", dependencies: [
+            "HeartdCommandLine", "HeartQueries", "LiveFeed", "TaskThreads", "Web", "WebConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The CLI links no BlueZ, D-Bus or libdbus (checked by PackageGraphTests and scripts/test.sh).
         .executableTarget(name: "heartctl", dependencies: [
@@ -181,7 +207,7 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd", "WebConfig",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
@@ -193,6 +219,14 @@ let package = Package(
         .testTarget(name: "LiveFeedTests", dependencies: [
             "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "WebTests", dependencies: [
+            "HealthModel", "HeartQueries", "LiveFeed", "TestBus", "Web", "WebConfig",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], resources: [.copy("Browser")]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",
             "IngestTestSupport", "Posix", "SeededRandom", "SourceEvents", "Systemd", "TaskThreads", "TestBus", "TestFileSystems",

@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(heartd heartctl heartd-sync)
+[ ${#products[@]} -gt 0 ] || products=(heartd heartctl heartd-sync heartd-web)
 # glibc learnt DT_RELR in 2.36; an executable with it does not start on an older one ("GLIBC_ABI_DT_RELR not found").
 relr_supported() {
   local lld=$1 version

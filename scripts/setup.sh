@@ -4,7 +4,8 @@ set -euo pipefail
 PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-gi python3-dbusmock sqlite3 libxml2-utils
       btrfs-progs xfsprogs e2fsprogs   # the full-disk tests loop-mount each (DaemonDiskFullTests)
       postgresql   # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
-      chromium)    # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
+      chromium     # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
+      chromium-driver python3-pip)   # WebTests drive the room page in Chromium through Selenium
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -12,5 +13,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Selenium from PyPI for WebTests' browser script (Debian's Python is externally managed: PEP 668).
+if ! python3 -c 'import selenium' >/dev/null 2>&1; then
+  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 fi
 command -v swift >/dev/null || { echo "setup: swift (6.0 or later) is not on PATH" >&2; exit 1; }

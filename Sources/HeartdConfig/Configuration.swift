@@ -1,6 +1,7 @@
 import Logging
 import SourceEvents
 import SyncConfig
+import WebConfig
 import Systemd
 
 /// Every heartd setting with its default. Loaded from heartd.toml (see docs/CONFIGURATION.md),
@@ -97,6 +98,9 @@ public struct HeartdConfiguration: Sendable, Equatable {
     /// `[sync]`: delivery to a central PostgreSQL by `heartd-sync` (ConfigurationSchema+Sync.swift; the type is
     /// SyncConfig's, so that this module links no network stack).
     public var sync = SyncSettings()
+    /// `[web]`: the live dashboard `heartd-web` (ConfigurationSchema+Web.swift; the type is WebConfig's, so that
+    /// this module links no network stack).
+    public var web = WebSettings()
 
     /// The defaults.
     public init() {}

@@ -88,6 +88,11 @@ import Testing
         let sync = Self.closure(of: "heartd-sync", in: targets)
         #expect(sync.isSuperset(of: ["Sync", "PostgresNIO", "NIOSSL", "NIOCore"]), "heartd-sync reaches \(sync.sorted())")
         #expect(sync.intersection(Self.bluetooth).isEmpty, "heartd-sync reaches \(sync.intersection(Self.bluetooth))")
+        // heartd-web too (docs/WEB.md): Hummingbird (over NIO), no Bluetooth or D-Bus; HeartdConfig reaches only WebConfig.
+        let web = Self.closure(of: "heartd-web", in: targets)
+        #expect(web.isSuperset(of: ["Web", "Hummingbird", "HummingbirdWebSocket"]), "heartd-web reaches \(web.sorted())")
+        #expect(web.intersection(Self.bluetooth).isEmpty, "heartd-web reaches \(web.intersection(Self.bluetooth))")
+        #expect(Self.closure(of: "HeartdConfig", in: targets).contains("WebConfig"))
     }
 
     /// The same on the built binary: no symbol of NIOCore, PostgresNIO or BoringSSL in heartd (Swift's mangled names

@@ -1,0 +1,127 @@
+import Foundation
+import HeartQueries
+import LiveFeed
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// One subscription to the live feed, shared by every browser: each update is turned into JSON once and handed to
+/// each browser's own bounded queue without waiting. A browser whose queue is full is dropped (its connection
+/// closed): a slow or stuck browser costs at most `clientBuffer` messages here, and nothing in heartd.
+public final class LiveFanout: Service, Sendable {
+    public let source: any LiveSource
+    public let hrmax: HRMaxTable
+    public let clientBuffer: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var clients: [Int: Client] = [:]
+        var nextID = 0
+        var activeSessions: Set<UUID> = []
+        var finished = false
+        var dropped = 0
+    }
+
+    private struct Client {
+        let continuation: AsyncStream<String>.Continuation
+        let drop: @Sendable () -> Void
+    }
+
+    public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, logger: Logger) {
+        self.source = source
+        self.hrmax = hrmax
+        self.clientBuffer = clientBuffer
+        self.logger = logger
+    }
+
+    /// Browsers connected now.
+    public var clientCount: Int { state.withLock { $0.clients.count } }
+    /// Browsers dropped for reading too slowly since start.
+    public var droppedCount: Int { state.withLock { $0.dropped } }
+
+    public func run() async throws {
+        let updates = source.updates(buffer: 4096)
+        state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
+        for await update in updates.cancelOnGracefulShutdown() {
+            let messages = messages(for: update)  // always: it keeps the session list for the next difference
+            if clientCount > 0 { broadcast(messages.map { $0.json() }) }
+        }
+        let clients = state.withLock { state in
+            state.finished = true
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
+        for client in clients { client.continuation.finish() }
+    }
+
+    /// Registers a browser: its queue starts with the current snapshot. `drop` closes its connection when it falls
+    /// `clientBuffer` messages behind.
+    public func subscribe(drop: @escaping @Sendable () -> Void) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(clientBuffer))
+        let id: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.nextID += 1
+            state.clients[state.nextID] = Client(continuation: continuation, drop: drop)
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in self?.remove(id) }
+        continuation.yield(snapshotMessage().json())
+        return stream
+    }
+
+    /// The whole picture now, as the first message of every browser and `/api/devices`.
+    public func snapshotMessage() -> LiveMessage {
+        let snapshot = source.snapshot()
+        return .snapshot(daemonReachable: snapshot.daemonReachable,
+                         devices: snapshot.devices.map { DeviceView($0, hrmax: hrmax) },
+                         sessions: snapshot.activeSessions.map(SessionView.init))
+    }
+
+    /// The browser messages of one update; `sessions` also yields `session-started` / `session-stopped` for the
+    /// difference from the previous list.
+    func messages(for update: LiveUpdate) -> [LiveMessage] {
+        switch update {
+        case .daemon(let reachable, let reason):
+            return [.daemon(reachable: reachable, reason: reason)]
+        case .device(let device):
+            return [.device(DeviceView(device, hrmax: hrmax))]
+        case .beats(let address, let beats):
+            return [.beats(address: address, beats: beats.map(BeatView.init))]
+        case .sessions(let sessions):
+            let previous = state.withLock { state in
+                defer { state.activeSessions = Set(sessions.map(\.uuid)) }
+                return state.activeSessions
+            }
+            let now = Set(sessions.map(\.uuid))
+            var messages: [LiveMessage] = sessions.filter { !previous.contains($0.uuid) }.map { .sessionStarted(SessionView($0)) }
+            messages += previous.subtracting(now).sorted { $0.uuidString < $1.uuidString }.map { .sessionStopped(uuid: $0) }
+            messages.append(.sessions(sessions.map(SessionView.init)))
+            return messages
+        }
+    }
+
+    private func broadcast(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        let clients = state.withLock { Array($0.clients) }
+        for (id, client) in clients {
+            for line in lines {
+                if case .dropped = client.continuation.yield(line) {
+                    logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
+                    state.withLock { $0.dropped += 1 }
+                    client.continuation.finish()
+                    client.drop()
+                    break
+                }
+            }
+        }
+    }
+
+    private func remove(_ id: Int) {
+        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+    }
+}
