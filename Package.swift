@@ -88,6 +88,8 @@ let package = Package(
         // The `[sync]` settings, the central URL and SyncError: what heartd.toml's validation needs of sync, without
         // NIO (HeartdConfig depends on this, not on Sync; Sync re-exports it).
         .target(name: "SyncConfig"),
+        // The `[mqtt]` settings, without NIO (HeartdConfig validates them; heartd links no network code).
+        .target(name: "MQTTConfig"),
         // Store → central PostgreSQL: anchored changes in batches, the delivered anchor in the same transaction.
         .target(name: "Sync", dependencies: [
             "HealthModel", "HeartStore", "SyncConfig", "Systemd", "Timers",
@@ -96,9 +98,17 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
+        // A small generic MQTT 3.1.1 client on SwiftNIO (packets, TLS, keep-alive, reconnect, a bounded queue); no heartd.
+        .target(name: "MQTT", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
         .target(name: "HeartdConfig", dependencies: [
-            "SourceEvents", "SyncConfig", "Systemd",
+            "MQTTConfig", "SourceEvents", "SyncConfig", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The options heartd and heartd-sync share (--config, --set and the other overrides), loading, logging.
@@ -174,7 +184,7 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "MQTTConfig", "SyncConfig", "Systemd",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
@@ -182,6 +192,11 @@ let package = Package(
             "Sync", "HeartStore", "HealthModel", "TestBus",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MQTTTests", dependencies: [
+            "MQTT", "TestBus",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",

@@ -4,6 +4,8 @@ set -euo pipefail
 PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-gi python3-dbusmock sqlite3 libxml2-utils
       btrfs-progs xfsprogs e2fsprogs   # the full-disk tests loop-mount each (DaemonDiskFullTests)
       postgresql   # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
+      mosquitto mosquitto-clients   # the MQTT tests start their own mosquitto (temp dir, loopback ports, TLS by openssl)
+      openssl
       chromium)    # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,4 +1,5 @@
 import Logging
+import MQTTConfig
 import SourceEvents
 import SyncConfig
 import Systemd
@@ -97,6 +98,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
     /// `[sync]`: delivery to a central PostgreSQL by `heartd-sync` (ConfigurationSchema+Sync.swift; the type is
     /// SyncConfig's, so that this module links no network stack).
     public var sync = SyncSettings()
+    /// `[mqtt]`: heart rate into MQTT by `heartd-mqtt` (ConfigurationSchema+MQTT.swift; the type is MQTTConfig's).
+    public var mqtt = MQTTSettings()
 
     /// The defaults.
     public init() {}
