@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "heartd", targets: ["heartd"]),
         .executable(name: "heartctl", targets: ["heartctl"]),
         .executable(name: "heartd-sync", targets: ["heartd-sync"]),
+        .executable(name: "heartd-mqtt", targets: ["heartd-mqtt"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
     ],
     traits: [
@@ -119,6 +120,13 @@ let package = Package(
         ]),
         // The read side shared by the daemon and heartctl: store queries, exports, the typed `status`.
         .target(name: "HeartQueries", dependencies: ["Control", "HealthModel", "HeartStore", "Ingest", "SourceEvents"]),
+        // A network service's live view of heartd: follows the control socket (status, watch), keeps each device's
+        // state, heart rate and rolling RMSSD, reconnects with back-off. heartd-web and heartd-mqtt build on it.
+        .target(name: "LiveFeed", dependencies: [
+            "Control", "HealthModel", "HeartQueries", "Posix", "Timers",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The daemon: services, capture sources, control handlers, live events, replay.
         .target(name: "HeartdKit", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "Ingest",
@@ -138,6 +146,19 @@ let package = Package(
             "HeartdCommandLine", "HeartQueries", "Sync", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // heartd → MQTT topics and Home Assistant discovery, from the LiveFeed through the MQTT client.
+        .target(name: "MQTTBridge", dependencies: [
+            "HealthModel", "HeartQueries", "LiveFeed", "MQTT", "MQTTConfig",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // heartd's live sensors into MQTT as its own program and unit (systemd/heartd-mqtt.service).
+        .executableTarget(name: "heartd-mqtt", dependencies: [
+            "HeartdCommandLine", "HeartdConfig", "HeartQueries", "LiveFeed", "MQTT", "MQTTBridge", "TaskThreads",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The CLI links no BlueZ, D-Bus or libdbus (checked by PackageGraphTests and scripts/test.sh).
         .executableTarget(name: "heartctl", dependencies: [
@@ -197,6 +218,11 @@ let package = Package(
             "MQTT", "TestBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        // heartd-mqtt end to end: heartd --simulate, heartd-mqtt and mosquitto as processes.
+        .testTarget(name: "MQTTBridgeTests", dependencies: ["MQTTBridge", "TestBus"]),
+        .testTarget(name: "LiveFeedTests", dependencies: [
+            "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeartdKitTests", dependencies: [
             "BlueZ", "Capture", "Control", "DBus", "HealthModel", "HeartQueries", "HeartStore", "HeartdConfig", "HeartdKit", "Ingest",

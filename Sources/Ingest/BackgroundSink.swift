@@ -119,6 +119,7 @@ public final class BackgroundSink: SeriesSink, Sendable {
     /// series whole at the next interval: the store may hold less than it handed over). What `open` brings is
     /// queued either way.
     public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
+        if appendWhileIdle(open) { return }
         let resend = state.withLock { s -> Bool in
             let inStep = Self.merge(open, after: &s.checkpoints)
             defer { s.checkpointsFailed = false }
@@ -126,6 +127,18 @@ public final class BackgroundSink: SeriesSink, Sendable {
         }
         schedule()
         if resend { throw SinkError(.unavailable, "a checkpoint write failed: the next checkpoint sends whole series") }
+    }
+
+    /// With the writer idle and nothing queued or failed, `inner` may append the checkpoints on this thread (a file
+    /// append of a few hundred bytes: `SeriesSink.appendCheckpointsWithoutWaiting`), which spares the writer's
+    /// wake-up — at one notification a second that wake-up was most of what a checkpoint cost. The writer cannot
+    /// start meanwhile: only this thread (the pipeline's) schedules it, and it is not failing (no retry timer).
+    private func appendWhileIdle(_ open: [SeriesCheckpoint]) -> Bool {
+        let idle = state.withLock { s in
+            s.writerStarted && !s.stopped && !s.scheduled && !s.failing && !s.checkpointsFailed && s.isEmpty
+                && s.inFlight == nil
+        }
+        return idle && inner.appendCheckpointsWithoutWaiting(open)
     }
 
     public func upsertDevice(_ device: DeviceInfo) {

@@ -42,6 +42,7 @@ extension DeviceSession {
             return
         }
         let noContact = measurement.contact == .notDetected
+        noteContact(measurement.contact, at: now, effects: &effects)
         if noContact && !rr.isEmpty {
             // Only RR values ignored break the chain: without any, no beat was dropped here (an implied
             // predecessor after it would be the last beat stored, twice).
@@ -143,6 +144,20 @@ extension DeviceSession {
             try s.setHeartRate(Double(m.bpm), at: now, context: c)
         }
         effects.live.append(.heartRate(address: address, bpm: Int(m.bpm), at: clock.date(now)))
+    }
+
+    /// A `contact` live event when the sensor's skin contact changes (or is first reported); sensors that cannot
+    /// tell say nothing.
+    private mutating func noteContact(_ reported: SensorContact, at now: Double, effects: inout SessionEffects) {
+        let detected: Bool
+        switch reported {
+        case .detected: detected = true
+        case .notDetected: detected = false
+        case .notSupported: return
+        }
+        guard contact != detected else { return }
+        contact = detected
+        effects.live.append(.contact(address: address, detected: detected, at: clock.date(now)))
     }
 
     /// Runs a builder operation; a refusal is counted and logged (the pipeline never throws on data).

@@ -40,6 +40,8 @@ struct DeviceSession: Sendable {
     var seriesFinished = 0
     var lastNotificationWall: Date?
     var currentBPM: Int?
+    /// The sensor's skin contact as its last notification said (nil: never said, or it cannot tell).
+    var contact: Bool?
     private(set) var battery: Int?
     /// Whether the open series changed since the last checkpoint.
     var needsCheckpoint = false
@@ -102,6 +104,7 @@ struct DeviceSession: Sendable {
         finish(.disconnect, at: time.effective(at), effects: &effects)
         connected = false
         currentBPM = nil
+        contact = nil
         timeline.breakChain(.connection)
         effects.live.append(.disconnected(address: address, reason: reason, at: at.wall))
         logger.info("disconnected", metadata: ["reason": "\(reason)"])
@@ -116,7 +119,7 @@ struct DeviceSession: Sendable {
     var status: DeviceStatus {
         DeviceStatus(address: address, connected: connected, device: device, lastNotification: lastNotificationWall,
                      currentBPM: currentBPM, batteryPercent: battery, beatsInOpenSeries: series.beatCount,
-                     seriesFinished: seriesFinished, counters: counters)
+                     seriesFinished: seriesFinished, counters: counters, contact: contact)
     }
 }
 

@@ -41,6 +41,8 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
     /// The latest heart-rate value (nil without contact or before the first).
     public var currentBPM: Int?
     public var batteryPercent: Int?
+    /// Skin contact as the last notification reported it (nil: not reported, or the sensor cannot tell).
+    public var contact: Bool?
     /// Beats in the open heartbeat series.
     public var beatsInOpenSeries: Int
     /// Series finished: heartbeat, heart-rate and energy series each count one (derived HRV samples do not).
@@ -48,13 +50,15 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
     public var counters: IngestCounters
 
     public init(address: String, connected: Bool, device: DeviceInfo?, lastNotification: Date?, currentBPM: Int?,
-                batteryPercent: Int?, beatsInOpenSeries: Int, seriesFinished: Int, counters: IngestCounters) {
+                batteryPercent: Int?, beatsInOpenSeries: Int, seriesFinished: Int, counters: IngestCounters,
+                contact: Bool? = nil) {
         self.address = address
         self.connected = connected
         self.device = device
         self.lastNotification = lastNotification
         self.currentBPM = currentBPM
         self.batteryPercent = batteryPercent
+        self.contact = contact
         self.beatsInOpenSeries = beatsInOpenSeries
         self.seriesFinished = seriesFinished
         self.counters = counters
@@ -79,6 +83,8 @@ public enum LiveEvent: Sendable, Hashable, Codable {
     case heartRate(address: String, bpm: Int, at: Date)
     case beats(address: String, beats: [LiveBeat])
     case battery(address: String, percent: Int, at: Date)
+    /// The sensor's skin contact changed (or was first reported): `detected` false means no contact.
+    case contact(address: String, detected: Bool, at: Date)
     /// A finished sample was handed to the sink (`typeIdentifier` as in `Sample.typeIdentifier`).
     case seriesFinished(address: String, uuid: UUID, typeIdentifier: String, reason: FinishReason)
 }

@@ -14,6 +14,15 @@ public protocol SeriesSink: Sendable {
     func writeCheckpoints(_ open: [SeriesCheckpoint]) throws
     /// Inserts or updates a device (keyed by `localIdentifier`, the Bluetooth address).
     func upsertDevice(_ device: DeviceInfo) throws
+    /// Writes the checkpoints now, on the caller's thread, if that is one short append to a file — no transaction,
+    /// no read, no compaction — and returns true; false (nothing written) when it would take more or failed, and
+    /// the caller queues them for `writeCheckpoints`. `BackgroundSink` asks it when its writer is idle, so that a
+    /// checkpoint does not wake the writer thread.
+    func appendCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool
+}
+
+extension SeriesSink {
+    public func appendCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool { false }
 }
 
 /// An error a sink reports. `code` is stable for logs.

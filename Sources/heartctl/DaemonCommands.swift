@@ -46,7 +46,7 @@ struct Status: AsyncParsableCommand {
                 let age = d.lastNotification.map { String(format: "%.0fs ago", now.timeIntervalSince($0)) } ?? "-"
                 let gaps = d.counters.gapsByRule.values.reduce(0, +)
                 let dropped = d.counters.malformed + d.counters.droppedRR
-                table.add([d.address, d.device?.name ?? "-", d.connected ? "connected" : "disconnected",
+                table.add([d.address, d.device?.name ?? "-", d.connected ? (d.contact == false ? "no contact" : "connected") : "disconnected",
                            d.currentBPM.map(String.init) ?? "-", d.batteryPercent.map { "\($0)%" } ?? "-", age,
                            String(d.beatsInOpenSeries), String(d.seriesFinished), String(gaps), String(dropped),
                            Status.subscription(links[d.address])])
@@ -141,26 +141,35 @@ struct Watch: AsyncParsableCommand {
                     if event.name == WatchEvent.sessionEnded.rawValue { return }
                     continue
                 }
-                let f = event.fields, dev = f["device"]?.cell ?? "-"
-                switch WatchEvent(rawValue: event.name) {
-                case .heartRate: print("\(f["at"]?.cell ?? "")  \(dev)  \(f["bpm"]?.cell ?? "-") bpm")
-                case .beats where beats:
-                    for b in f["beats"]?.arrayValue ?? [] {
-                        print("\(b["time"]?.cell ?? "")  \(dev)  beat\(b["gap"]?.boolValue == true ? " (after a gap)" : "")")
-                    }
-                case .beats: break
-                case .connected: print("\(f["at"]?.cell ?? "")  \(dev)  connected \(f["info"]?["name"]?.cell ?? "")")
-                case .disconnected: print("\(f["at"]?.cell ?? "")  \(dev)  disconnected (\(f["reason"]?.cell ?? ""))")
-                case .battery: print("\(f["at"]?.cell ?? "")  \(dev)  battery \(f["percent"]?.cell ?? "-")%")
-                case .seriesFinished: print("series finished: \(f["uuid"]?.cell ?? "") \(f["type"]?.cell ?? "") (\(f["reason"]?.cell ?? ""))")
-                case .sessionEnded:
-                    print("\(f["end"]?.cell ?? "")  session \(f["session"]?.cell ?? "") ended")
+                guard let message = try WatchMessage(knownEvent: event) else { continue }  // a newer daemon's event
+                print(Self.line(message, beats: beats), terminator: "")
+                if case .sessionEnded = message {
                     fflush(nil)
                     return  // the daemon ended the stream; the connection stays open for requests
-                case nil: print("\(event.name) \(f)")
                 }
                 fflush(nil)
             }
+        }
+    }
+}
+
+extension Watch {
+    /// The lines one event prints (none for beats without `--beats`), each ending in a newline.
+    static func line(_ message: WatchMessage, beats: Bool) -> String {
+        func t(_ d: Date?) -> String { d.map(ExportDates.iso) ?? "" }
+        switch message {
+        case .heartRate(let p): return "\(t(p.at))  \(p.device)  \(p.bpm) bpm\n"
+        case .beats(let p):
+            guard beats else { return "" }
+            return p.beats.map { "\(t($0.time))  \(p.device)  beat\($0.gap ? " (after a gap)" : "")\n" }.joined()
+        case .connected(let p): return "\(t(p.at))  \(p.device)  connected \(p.info?.name ?? "")\n"
+        case .disconnected(let p): return "\(t(p.at))  \(p.device)  disconnected (\(p.reason))\n"
+        case .battery(let p): return "\(t(p.at))  \(p.device)  battery \(p.percent)%\n"
+        case .contact(let p): return "\(t(p.at))  \(p.device)  \(p.detected ? "contact" : "NO CONTACT")\n"
+        case .seriesFinished(let p): return "series finished: \(p.uuid.uuidString) \(p.type) (\(p.reason.rawValue))\n"
+        case .sessionStarted(let p): return "\(t(p.session.start))  session \(p.session.uuid.uuidString) started \(p.session.label ?? "")\n"
+        case .sessionStopped(let p): return "\(t(p.session.end))  session \(p.session.uuid.uuidString) stopped\n"
+        case .sessionEnded(let p): return "\(t(p.end))  session \(p.session.uuidString) ended\n"
         }
     }
 }

@@ -183,4 +183,18 @@ import Testing
         #expect(Set(finished) == Set(sink.contents.saved.map(\.uuid)))
         #expect(events.last == .disconnected(address: addressA, reason: .linkLost, at: at(2).wall))
     }
+
+    @Test func liveEventsReportSkinContactWhenItChanges() async throws {
+        let collected = LiveCollector()
+        let pipeline = IngestPipeline(sink: InMemorySeriesSink(), onLiveEvent: { collected.append($0) })
+        await feed(pipeline, [connected(0), notification(1, hrm(60, rr: [1024])), notification(2, hrm(60, rr: [1024])),
+                              notification(3, hrm(0, contact: .notDetected)), notification(4, hrm(0, contact: .notDetected)),
+                              notification(5, hrm(62, rr: [1000])),
+                              notification(6, hrm(62, rr: [1000], contact: .notSupported))])
+        let contact = collected.events.compactMap { if case .contact(_, let detected, let t) = $0 { (detected, t) } else { nil } }
+        // First reported, lost, back; repeats and "cannot tell" say nothing.
+        #expect(contact.map(\.0) == [true, false, true])
+        #expect(contact.map(\.1) == [at(1).wall, at(3).wall, at(5).wall])
+        #expect(await pipeline.status().first?.contact == true)
+    }
 }

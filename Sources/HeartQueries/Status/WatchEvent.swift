@@ -1,12 +1,18 @@
-/// The events `watch` streams (`{"event": NAME, …}`), one name each; heartctl reads the same enum. docs/CONTROL.md
+/// The events `watch` streams (`{"event": NAME, …}`), one name each; `WatchMessage` is the typed event. docs/CONTROL.md
 /// lists their fields (`ControlDocumentationTests` checks that every case is there).
-public enum WatchEvent: String, Sendable, CaseIterable {
+public enum WatchEvent: String, Sendable, CaseIterable, Codable {
     case connected
     case disconnected
     case heartRate = "heart-rate"
     case beats
     case battery
+    /// The sensor's skin contact changed, or was first reported.
+    case contact
     case seriesFinished = "series-finished"
+    /// A session started (unfiltered `watch` only).
+    case sessionStarted = "session-started"
+    /// A session stopped (unfiltered `watch` only).
+    case sessionStopped = "session-stopped"
     /// `watch` with `session`: the session stopped (`session`, `end`); the stream ends.
     case sessionEnded = "session-ended"
 }

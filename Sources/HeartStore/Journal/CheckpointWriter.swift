@@ -71,6 +71,28 @@ public final class CheckpointWriter: Sendable {
         }
     }
 
+    /// `write`, when it is one `pwrite` of the journal: not while another call holds the journal, not when a
+    /// compaction is due, not for a series whose base must be read from `open_series`, and not when the append
+    /// fails (a full disk: the caller queues the checkpoints for `write`, which reports the error). Returns whether
+    /// the checkpoints were journaled. Why a `pwrite` may run on the thread that reads the sensors where a
+    /// transaction may not: it copies a few hundred bytes into the page cache; it waits for the disk only when the
+    /// kernel throttles a writer with too many dirty pages, and the daemon's writes are far below that.
+    public func appendWithoutWaiting(_ updates: [SeriesCheckpoint]) -> Bool {
+        guard !updates.isEmpty else { return true }
+        let now = Date()
+        return state.withLockIfAvailable { state -> Bool in
+            guard let journal = state.journal, journal.length < compactionBytes else { return false }
+            do {
+                try journal.append(updates, updatedAt: now) { _ throws(StoreError) in
+                    throw StoreError(.conflict, "the series' base is in open_series")
+                }
+                return true
+            } catch {
+                return false
+            }
+        } ?? false
+    }
+
     /// Forgets series whose finished samples were saved (their `open_series` rows went in the same transaction);
     /// their old records in the journal are ignored by recovery (a UUID is saved once). When no journaled
     /// series is left open the journal is emptied, so a clean stop leaves nothing for the next start to read.

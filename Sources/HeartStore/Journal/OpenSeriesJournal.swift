@@ -13,8 +13,8 @@ import Posix
 /// is its last full record with the deltas after it applied (`JournalScan`). A torn tail (a crash inside a write)
 /// fails its CRC and is ignored with everything after it.
 ///
-/// Appends are `pwrite(2)` calls, made by the store writer (never the thread that reads the sensors: a write may
-/// wait for a stalling disk). Why not a shared mapping: a store into a `MAP_SHARED` page the file system cannot
+/// Appends are `pwrite(2)` calls, made by the store writer or, while it is idle, by the pipeline
+/// (`CheckpointWriter.appendWithoutWaiting`). Why not a shared mapping: a store into a `MAP_SHARED` page the file system cannot
 /// back — a full copy-on-write file system (btrfs) rewriting a page already written back, a file cut under the
 /// mapping, an I/O error — kills the process with SIGBUS, where `pwrite` returns `ENOSPC` or `EIO` and capture goes
 /// on with the checkpoint kept in memory (`BackgroundSink`).

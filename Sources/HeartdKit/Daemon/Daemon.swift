@@ -57,7 +57,7 @@ public struct Daemon: Sendable {
                                           switch event {
                                           case .heartRate: probe?.value()
                                           case .disconnected: if exitOnDisconnect { stop.continuation.yield() }
-                                          case .connected, .beats, .battery, .seriesFinished: break
+                                          case .connected, .beats, .battery, .contact, .seriesFinished: break
                                           }
                                       })
         // Sessions active before a crash or stop are active again: their devices' series keep being tagged.

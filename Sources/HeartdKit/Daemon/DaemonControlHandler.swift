@@ -88,6 +88,7 @@ public struct DaemonControlHandler: ControlHandler {
     func startSession(_ params: [String: JSONValue]) throws(ControlError) -> Session {
         let result = try queries.mappingErrors { try queries.sessionStart(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
+        hub.publishSession(.sessionStarted(.init(session: result)))
         return result
     }
 
@@ -109,7 +110,8 @@ public struct DaemonControlHandler: ControlHandler {
         _ = await store?.drain(timeout: 5)
         let result = try queries.mappingErrors { try queries.sessionStop(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
-        hub.endSession(result.uuid, at: result.end.map { JSONValue.string(ExportDates.iso($0)) } ?? .null)
+        hub.publishSession(.sessionStopped(.init(session: result)))
+        hub.endSession(result.uuid, at: result.end)
         return result
     }
 

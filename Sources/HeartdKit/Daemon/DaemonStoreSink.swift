@@ -19,4 +19,9 @@ struct DaemonStoreSink: SeriesSink {
     func upsertDevice(_ device: DeviceInfo) throws {
         try store.sink().upsertDevice(device)
     }
+
+    func appendCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool {
+        guard let sink = try? store.sink() else { return false }
+        return sink.appendCheckpointsWithoutWaiting(open)
+    }
 }

@@ -41,12 +41,19 @@ public final class LiveEventHub: Sendable {
     }
 
     /// Tells the watchers of `session` that it ended (`end`: its end date) and ends their streams.
-    func endSession(_ session: UUID, at end: JSONValue) {
+    func endSession(_ session: UUID, at end: Date?) {
         let ids = sessionWatchers.withLock { $0.filter { $0.value == session }.map(\.key) }
         guard !ids.isEmpty else { return }
-        let event = ControlEvent(WatchEvent.sessionEnded.rawValue, fields: ["session": .string(session.uuidString), "end": end],
-                                 isFinal: true)
+        let event = WatchMessage.sessionEnded(.init(session: session, end: end)).controlEvent
         for c in watchers.withLock({ w in ids.compactMap { w[$0] } }) { c.yield(event) }
+    }
+
+    /// `session-started` or `session-stopped` to every watcher (filtered watchers, which follow devices, skip it).
+    func publishSession(_ message: WatchMessage) {
+        let snapshot = watchers.withLock { Array($0.values) }
+        guard !snapshot.isEmpty else { return }
+        let control = message.controlEvent.encodedOnce()
+        for c in snapshot { c.yield(control) }
     }
 
     private func register(id: UUID = UUID()) -> AsyncStream<ControlEvent> {
@@ -120,30 +127,12 @@ public final class LiveEventHub: Sendable {
                     LogField.messageID.key: "\(MessageID.gap.hex)", LogField.device.key: "\(address)", "at": "\(ExportDates.iso(b.time))",
                 ])
             }
-        case .heartRate, .battery:
+        case .heartRate, .battery, .contact:
             break
         }
     }
 
     static func controlEvent(_ event: LiveEvent) -> ControlEvent {
-        func t(_ d: Date) -> JSONValue { .string(ExportDates.iso(d)) }
-        switch event {
-        case .connected(let address, let device, let at):
-            return ControlEvent(WatchEvent.connected.rawValue, fields: ["device": .string(address), "at": t(at),
-                                                      "info": device.map { JSONBridge.value($0) } ?? .null])
-        case .disconnected(let address, let reason, let at):
-            return ControlEvent(WatchEvent.disconnected.rawValue, fields: ["device": .string(address), "reason": .string(reason.description), "at": t(at)])
-        case .heartRate(let address, let bpm, let at):
-            return ControlEvent(WatchEvent.heartRate.rawValue, fields: ["device": .string(address), "bpm": .int(bpm), "at": t(at)])
-        case .beats(let address, let beats):
-            return ControlEvent(WatchEvent.beats.rawValue, fields: ["device": .string(address), "beats": .array(beats.map {
-                .object(["time": t($0.time), "gap": .bool($0.precededByGap)])
-            })])
-        case .battery(let address, let percent, let at):
-            return ControlEvent(WatchEvent.battery.rawValue, fields: ["device": .string(address), "percent": .int(percent), "at": t(at)])
-        case .seriesFinished(let address, let uuid, let type, let reason):
-            return ControlEvent(WatchEvent.seriesFinished.rawValue, fields: ["device": .string(address), "uuid": .string(uuid.uuidString),
-                                                            "type": .string(type), "reason": .string(reason.rawValue)])
-        }
+        WatchMessage(event).controlEvent
     }
 }

@@ -30,6 +30,10 @@ public struct StoreSink: SeriesSink {
         }
     }
 
+    public func appendCheckpointsWithoutWaiting(_ open: [SeriesCheckpoint]) -> Bool {
+        checkpoints?.appendWithoutWaiting(open) ?? false
+    }
+
     public func writeCheckpoints(_ open: [SeriesCheckpoint]) throws {
         if let checkpoints {
             try checkpoints.write(open)

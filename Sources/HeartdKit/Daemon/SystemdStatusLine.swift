@@ -48,7 +48,7 @@ public final class SystemdStatusLine: Sendable {
                 s.streaming = nil
                 guard s.sensors.removeValue(forKey: address) != nil else { return nil }
                 s.lost[address] = reason.description
-            case .battery, .seriesFinished:
+            case .battery, .contact, .seriesFinished:
                 return nil
             }
             let text = Self.text(sensors: s.sensors, lost: s.lost)

@@ -30,11 +30,3 @@ enum Stopwatch {
         return (last, times.sorted()[times.count / 2])
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a Double.
-    var seconds: Double {
-        let (whole, atto) = components
-        return Double(whole) + Double(atto) / 1e18
-    }
-}

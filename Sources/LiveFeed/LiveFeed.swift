@@ -1,0 +1,126 @@
+import Control
+import Foundation
+import HeartQueries
+import Logging
+import Posix
+import ServiceLifecycle
+import Synchronization
+import Timers
+
+/// A network service's view of heartd: follows the control socket (`status`, then `watch`), keeps the live picture
+/// (`LiveState`) and hands every change to its subscribers. When heartd is away (not started, restarting) it says
+/// so once and reconnects with back-off; it never asks heartd for more than a status every `statusInterval` and one
+/// event stream. Subscribers are bounded: one that falls behind loses its oldest updates, never slows the others.
+public final class LiveFeed: Service, Sendable {
+    public let settings: LiveFeedSettings
+    private let logger: Logger
+    private let state: Mutex<LiveState>
+    private let subscribers = Mutex<[UUID: AsyncStream<LiveUpdate>.Continuation]>([:])
+
+    public init(settings: LiveFeedSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        state = Mutex(LiveState(settings: settings))
+    }
+
+    /// The live picture now.
+    public func snapshot() -> LiveSnapshot { state.withLock { $0.snapshot } }
+
+    /// Every change from now on; a consumer `buffer` updates behind loses the oldest.
+    public func updates(buffer: Int = 1024) -> AsyncStream<LiveUpdate> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<LiveUpdate>.makeStream(bufferingPolicy: .bufferingNewest(max(1, buffer)))
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    /// Follows heartd until the service group shuts down (or the task is cancelled).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var backoff = Backoff(initial: self.settings.minBackoff.seconds, maximum: self.settings.maxBackoff.seconds,
+                                  factor: 2, jitter: 0.1)
+            var lastReason: String?
+            while !Task.isCancelled {
+                let reason: String
+                do {
+                    try await self.follow { backoff.reset() }
+                    reason = "heartd ended the event stream"
+                } catch is CancellationError {
+                    break
+                } catch {
+                    reason = "\(error)"
+                }
+                if Task.isCancelled { break }
+                if reason != lastReason {
+                    self.logger.warning("heartd's control socket does not answer; retrying",
+                                        metadata: ["socket": "\(self.settings.socketPath)", "error": "\(reason)"])
+                    lastReason = reason
+                }
+                self.publish { $0.lost(reason: reason, now: Date()) }
+                try? await Task.sleep(for: .seconds(backoff.next()))
+            }
+        }
+        // Finished outside the lock: `finish()` runs the stream's `onTermination`, which takes it.
+        let ending = subscribers.withLock { s in
+            defer { s.removeAll() }
+            return Array(s.values)
+        }
+        for c in ending { c.finish() }
+    }
+
+    /// One connection's life: the event stream first (so nothing between the status and it is missed), then the
+    /// status, then events and a one-second clock until either ends.
+    private func follow(connected: () -> Void) async throws {
+        let watcher = try ControlClient(path: settings.socketPath)
+        let caller = try ControlClient(path: settings.socketPath)
+        defer {
+            watcher.close()
+            caller.close()
+        }
+        let events = try await watcher.stream(WatchCall.self, WatchCall.Params())
+        let status = try await caller.call(StatusCall.self)
+        publish { $0.apply(status: status, now: Date()) }
+        logger.info("following heartd", metadata: ["socket": "\(settings.socketPath)", "version": "\(status.version)"])
+        connected()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for try await event in events {
+                    do {
+                        guard let message = try WatchMessage(knownEvent: event) else { continue }
+                        publish { $0.apply(message, now: Date()) }
+                    } catch {
+                        logger.warning("heartd sent an event this client cannot read; skipped",
+                                       metadata: ["event": "\(event.name)", "error": "\(error)"])
+                    }
+                }
+            }
+            group.addTask { [self] in
+                var sinceStatus = Duration.zero
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    sinceStatus += .seconds(1)
+                    publish { $0.tick(now: Date()) }
+                    if sinceStatus >= settings.statusInterval || state.withLock({ $0.statusDue }) {
+                        let status = try await caller.call(StatusCall.self)
+                        publish { $0.apply(status: status, now: Date()) }
+                        sinceStatus = .zero
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Changes the state and hands what changed to every subscriber, in order.
+    private func publish(_ change: (inout LiveState) -> [LiveUpdate]) {
+        // The state lock is held while yielding, so two changes reach every subscriber in the order they happened.
+        state.withLock { s in
+            let updates = change(&s)
+            guard !updates.isEmpty else { return }
+            let targets = subscribers.withLock { Array($0.values) }
+            for u in updates { for c in targets { c.yield(u) } }
+        }
+    }
+}

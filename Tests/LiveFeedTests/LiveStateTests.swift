@@ -1,0 +1,89 @@
+import Foundation
+import HealthModel
+import HeartQueries
+import Testing
+@testable import LiveFeed
+
+/// The live picture's rules, without a socket: states, heart rate, contact, silence, RMSSD, heartd lost.
+@Suite struct LiveStateTests {
+    let address = "A0:9E:1A:00:00:01"
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func connected(_ state: inout LiveState) -> [LiveUpdate] {
+        state.apply(.connected(.init(device: address, at: t0, info: DeviceInfo(name: "Polar H10"))), now: t0)
+    }
+
+    func device(_ updates: [LiveUpdate]) -> LiveDevice? {
+        updates.compactMap { if case .device(let d) = $0 { d } else { nil } }.last
+    }
+
+    @Test func aConnectedDeviceStreamsItsHeartRate() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        #expect(device(connected(&state))?.state == .streaming)
+        let u = state.apply(.heartRate(.init(device: address, at: t0.addingTimeInterval(1), bpm: 72)), now: t0.addingTimeInterval(1))
+        #expect(device(u)?.bpm == 72)
+        #expect(device(u)?.displayName == "Polar H10")
+        #expect(state.snapshot.devices.map(\.address) == [address])
+    }
+
+    @Test func silenceBecomesNoSignalAfterTheSetting() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        _ = state.apply(.heartRate(.init(device: address, at: t0, bpm: 72)), now: t0)
+        #expect(state.tick(now: t0.addingTimeInterval(4.9)).isEmpty)
+        let u = state.tick(now: t0.addingTimeInterval(5))
+        #expect(device(u)?.state == .noSignal)
+        #expect(device(u)?.bpm == nil)
+        let back = state.apply(.heartRate(.init(device: address, at: t0.addingTimeInterval(6), bpm: 70)), now: t0.addingTimeInterval(6))
+        #expect(device(back)?.state == .streaming)
+    }
+
+    @Test func lostContactIsShownAndClearsTheHeartRate() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        _ = state.apply(.heartRate(.init(device: address, at: t0, bpm: 72)), now: t0)
+        let u = state.apply(.contact(.init(device: address, at: t0.addingTimeInterval(1), detected: false)), now: t0.addingTimeInterval(1))
+        #expect(device(u)?.state == .noContact)
+        #expect(device(u)?.bpm == nil)
+    }
+
+    @Test func rmssdFollowsTheBeatsAndNeverSpansAGap() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        // RR alternating 800/840 ms: every successive difference is 40 ms.
+        var t = t0, beats: [WatchBeat] = [WatchBeat(time: t, gap: true)]
+        for i in 0..<10 {
+            t = t.addingTimeInterval(i % 2 == 0 ? 0.8 : 0.84)
+            beats.append(WatchBeat(time: t, gap: false))
+        }
+        let u = state.apply(.beats(.init(device: address, beats: beats)), now: t)
+        #expect(abs((device(u)?.rmssdMs ?? 0) - 40) < 1e-3)  // Date holds ~0.1 µs
+        // After a gap, a 2000 ms interval is no RR interval: the value stays.
+        let after = [WatchBeat(time: t.addingTimeInterval(2), gap: true), WatchBeat(time: t.addingTimeInterval(2.8), gap: false)]
+        let v = state.apply(.beats(.init(device: address, beats: after)), now: t.addingTimeInterval(2.8))
+        #expect(abs((state.snapshot.devices.first?.rmssdMs ?? 0) - 40) < 1e-3)  // Date holds ~0.1 µs
+        #expect(v.contains(.beats(address: address, beats: after)))
+    }
+
+    @Test func heartdLostShowsEveryDeviceDisconnectedOnce() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        let u = state.lost(reason: "closed", now: t0)
+        #expect(u.first == .daemon(reachable: false, reason: "closed"))
+        #expect(device(u)?.state == .disconnected)
+        #expect(state.lost(reason: "closed", now: t0).isEmpty)
+    }
+
+    @Test func heartdAbsentFromTheStartIsReportedOnce() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        #expect(state.lost(reason: "no such file", now: t0) == [.daemon(reachable: false, reason: "no such file")])
+        #expect(state.lost(reason: "no such file", now: t0).isEmpty)
+    }
+
+    @Test func aSessionEventAsksForTheStatus() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        let session = Session(uuid: UUID(), label: "class", start: t0)
+        #expect(state.apply(.sessionStarted(.init(session: session)), now: t0).isEmpty)
+        #expect(state.statusDue)
+    }
+}
