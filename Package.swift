@@ -220,7 +220,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // heartd-mqtt end to end: heartd --simulate, heartd-mqtt and mosquitto as processes.
-        .testTarget(name: "MQTTBridgeTests", dependencies: ["MQTTBridge", "TestBus"]),
+        .testTarget(name: "MQTTBridgeTests", dependencies: ["HealthModel", "LiveFeed", "MQTTBridge", "TestBus"]),
         .testTarget(name: "LiveFeedTests", dependencies: [
             "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -146,7 +146,7 @@ struct MQTTConnection: Sendable {
                     s.subscriptionsSent = s.subscriptions.count
                 }
                 while packets.count < 64, let packet = s.outbox.nextPacket() { packets.append(packet) }
-                s.statistics.published += packets.count { if case .publish = $0 { true } else { false } }
+                s.statistics.published += packets.filter { $0.kind == .publish }.count
                 return packets
             }
             if batch.isEmpty { return }

@@ -18,7 +18,7 @@ public final class MosquittoBroker: @unchecked Sendable {  // `process` changes 
     public var caFile: String { dir + "/ca.crt" }
     public var otherCAFile: String { dir + "/other-ca.crt" }
     public var logFile: String { dir + "/mosquitto.log" }
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// `persistence`: the broker saves retained messages and persistent sessions at a clean stop (a restart keeps them).
     public init(persistence: Bool = false) throws {
@@ -60,12 +60,7 @@ public final class MosquittoBroker: @unchecked Sendable {  // `process` changes 
 
     /// Starts the broker (again) on the same ports; returns once both listeners accept connections.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        process.arguments = ["-c", dir + "/mosquitto.conf"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess("/usr/sbin/mosquitto", ["-c", dir + "/mosquitto.conf"])
         self.process = process
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -79,10 +74,8 @@ public final class MosquittoBroker: @unchecked Sendable {  // `process` changes 
 
     /// SIGTERM (a clean stop: persistence saved) or SIGKILL; waits for the exit.
     public func stop(kill: Bool = false) {
-        guard let process, process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, kill ? SIGKILL : SIGTERM)
-        process.waitUntilExit()
-        self.process = nil
+        process?.stop(kill ? SIGKILL : SIGTERM)
+        process = nil
     }
 
     /// A `mosquitto_sub` on every topic (or `topics`), printing each message as `retain|qos|topic|payload`.
@@ -141,10 +134,11 @@ public final class MosquittoBroker: @unchecked Sendable {  // `process` changes 
 
     final class Registry: @unchecked Sendable {
         private let lock = NSLock()
-        private var brokers: [MosquittoBroker] = []
-        func add(_ broker: MosquittoBroker) { lock.withLock { brokers.append(broker) } }
+        private var brokers: [Weak] = []
+        struct Weak { weak var broker: MosquittoBroker? }
+        func add(_ broker: MosquittoBroker) { lock.withLock { brokers = brokers.filter { $0.broker != nil } + [Weak(broker: broker)] } }
         func stopAll() {
-            for broker in lock.withLock({ brokers }) { broker.remove() }
+            for entry in lock.withLock({ brokers }) { entry.broker?.remove() }
         }
     }
 
@@ -174,7 +168,7 @@ public struct ObservedMessage: Sendable, Hashable {
 
 /// A `mosquitto_sub` process writing what it receives to a file; `messages()` reads it so far.
 public final class MQTTSubscriber: @unchecked Sendable {  // set once in init
-    let process: Process
+    let process: ChildProcess
     let output: String
     let broker: MosquittoBroker
 
@@ -182,16 +176,11 @@ public final class MQTTSubscriber: @unchecked Sendable {  // set once in init
         self.broker = broker
         output = broker.dir + "/sub-\(UUID().uuidString.prefix(8)).txt"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         var arguments = ["-h", "127.0.0.1", "-p", "\(broker.port)", "-u", MosquittoBroker.user, "-P", MosquittoBroker.password,
                          "-q", "\(qos)", "-F", "%r|%q|%t|%p"]
         if let persistentID { arguments += ["-c", "-i", persistentID] }
         for topic in topics + ["test/ready"] { arguments += ["-t", topic] }
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess("/usr/bin/mosquitto_sub", arguments, output: output)
         // Subscribed once a marker published after the start comes back.
         let marker = UUID().uuidString
         let deadline = Date().addingTimeInterval(10)
@@ -219,10 +208,5 @@ public final class MQTTSubscriber: @unchecked Sendable {  // set once in init
     /// The messages of one topic so far.
     public func messages(topic: String) -> [ObservedMessage] { messages().filter { $0.topic == topic } }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    deinit { process.stop(SIGKILL) }
 }
