@@ -150,12 +150,6 @@ import TestBus
         await #expect { try await MQTTClient.check(settings: otherCA, logger: logger) } throws: {
             ($0 as? MQTTError)?.code == .tls
         }
-
-        var otherName = tls
-        otherName.tlsServerName = "broker.example"
-        await #expect { try await MQTTClient.check(settings: otherName, logger: logger) } throws: {
-            ($0 as? MQTTError)?.code == .tls
-        }
     }
 
     @Test(arguments: [Fault.garbage, .oversized])
