@@ -88,6 +88,11 @@ import Testing
         let sync = Self.closure(of: "heartd-sync", in: targets)
         #expect(sync.isSuperset(of: ["Sync", "PostgresNIO", "NIOSSL", "NIOCore"]), "heartd-sync reaches \(sync.sorted())")
         #expect(sync.intersection(Self.bluetooth).isEmpty, "heartd-sync reaches \(sync.intersection(Self.bluetooth))")
+        // heartd-mqtt: the network and the live feed; no Bluetooth, no Sync (its unit cannot even see the store).
+        let mqtt = Self.closure(of: "heartd-mqtt", in: targets)
+        #expect(mqtt.isSuperset(of: ["MQTT", "MQTTBridge", "LiveFeed", "NIOSSL", "NIOCore"]), "heartd-mqtt reaches \(mqtt.sorted())")
+        #expect(mqtt.intersection(Self.bluetooth).isEmpty, "heartd-mqtt reaches \(mqtt.intersection(Self.bluetooth))")
+        #expect(!mqtt.contains("Sync"), "heartd-mqtt reaches Sync")
     }
 
     /// The same on the built binary: no symbol of NIOCore, PostgresNIO or BoringSSL in heartd (Swift's mangled names
