@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "heartd", targets: ["heartd"]),
         .executable(name: "heartctl", targets: ["heartctl"]),
         .executable(name: "heartd-sync", targets: ["heartd-sync"]),
+        .executable(name: "heartd-mqtt", targets: ["heartd-mqtt"]),
         .executable(name: "heartbench", targets: ["heartbench"]),
         .executable(name: "heartd-web", targets: ["heartd-web"]),
     ],
@@ -93,6 +94,8 @@ let package = Package(
         // The `[sync]` settings, the central URL and SyncError: what heartd.toml's validation needs of sync, without
         // NIO (HeartdConfig depends on this, not on Sync; Sync re-exports it).
         .target(name: "SyncConfig"),
+        // The `[mqtt]` settings, without NIO (HeartdConfig validates them; heartd links no network code).
+        .target(name: "MQTTConfig"),
         // Store → central PostgreSQL: anchored changes in batches, the delivered anchor in the same transaction.
         .target(name: "Sync", dependencies: [
             "HealthModel", "HeartStore", "SyncConfig", "Systemd", "Timers",
@@ -115,9 +118,17 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // A small generic MQTT 3.1.1 client on SwiftNIO (packets, TLS, keep-alive, reconnect, a bounded queue); no heartd.
+        .target(name: "MQTT", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // heartd.toml: every setting with its default, parsing, validation, rendering.
         .target(name: "HeartdConfig", dependencies: [
-            "SourceEvents", "SyncConfig", "Systemd", "WebConfig",
+            "MQTTConfig", "SourceEvents", "SyncConfig", "Systemd", "WebConfig",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The options heartd and heartd-sync share (--config, --set and the other overrides), loading, logging.
@@ -158,6 +169,19 @@ let package = Package(
         // The web dashboard as its own program and unit (systemd/heartd-web.service): a client of the control socket.
         .executableTarget(name: "heartd-web", dependencies: [
             "HeartdCommandLine", "HeartQueries", "LiveFeed", "TaskThreads", "Web", "WebConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // heartd → MQTT topics and Home Assistant discovery, from the LiveFeed through the MQTT client.
+        .target(name: "MQTTBridge", dependencies: [
+            "HealthModel", "HeartQueries", "LiveFeed", "MQTT", "MQTTConfig",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // heartd's live sensors into MQTT as its own program and unit (systemd/heartd-mqtt.service).
+        .executableTarget(name: "heartd-mqtt", dependencies: [
+            "HeartdCommandLine", "HeartdConfig", "HeartQueries", "LiveFeed", "MQTT", "MQTTBridge", "TaskThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -207,7 +231,7 @@ let package = Package(
         .testTarget(name: "StrapLabTests", dependencies: ["StrapLab", "Ingest", "HeartRate"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SystemdTests", dependencies: ["Posix", "Systemd", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "SyncConfig", "Systemd", "WebConfig",
+        .testTarget(name: "HeartdConfigTests", dependencies: ["HeartdConfig", "MQTTConfig", "SyncConfig", "Systemd", "WebConfig",
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
@@ -216,6 +240,13 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "MQTTTests", dependencies: [
+            "MQTT", "TestBus",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        // heartd-mqtt end to end: heartd --simulate, heartd-mqtt and mosquitto as processes.
+        .testTarget(name: "MQTTBridgeTests", dependencies: ["HealthModel", "LiveFeed", "MQTTBridge", "TestBus"]),
         .testTarget(name: "LiveFeedTests", dependencies: [
             "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),

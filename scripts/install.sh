@@ -51,8 +51,8 @@ install_file() {
 }
 
 # heartd captures (no network stack); heartd-sync delivers to the central PostgreSQL; heartd-web serves the live
-# pages (docs/WEB.md); heartctl is the client.
-binaries=(heartd heartctl heartd-sync heartd-web)
+# pages (docs/WEB.md); heartd-mqtt publishes the live sensors to MQTT (docs/MQTT.md); heartctl is the client.
+binaries=(heartd heartctl heartd-sync heartd-web heartd-mqtt)
 for binary in "${binaries[@]}"; do
   if [ ! -x "$BUILD_DIR/$binary" ]; then
     if [ "$DRY_RUN" -eq 1 ]; then
@@ -94,6 +94,11 @@ sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
     -e "s|/etc/heartd/|$CONFDIR/|g" \
     -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd-web.service > "$unit_tmp"
 install_file 0644 "$unit_tmp" "$UNITDIR/heartd-web.service"
+# heartd-mqtt.service (MQTT and Home Assistant, docs/MQTT.md): installed, never enabled here; it needs [mqtt].
+sed -e "s|/usr/local/bin/heartd|$BINDIR/heartd|" \
+    -e "s|/etc/heartd/|$CONFDIR/|g" \
+    -e "s|file:///usr/local/share/doc/heartd|file://$DOCDIR|" systemd/heartd-mqtt.service > "$unit_tmp"
+install_file 0644 "$unit_tmp" "$UNITDIR/heartd-mqtt.service"
 install_file 0644 systemd/heartd.sysusers "$SYSUSERSDIR/heartd.conf"
 install_file 0644 systemd/heartd.tmpfiles "$TMPFILESDIR/heartd.conf"
 install_file 0644 systemd/heartd.catalog "$CATALOGDIR/heartd.catalog"
@@ -108,12 +113,13 @@ install_file 0644 systemd/heartd.toml.example "$DOCDIR/heartd.toml.example"
 install_file 0644 docs/CONFIGURATION.md "$DOCDIR/CONFIGURATION.md"
 install_file 0644 docs/CENTRAL.md "$DOCDIR/CENTRAL.md"
 install_file 0644 docs/WEB.md "$DOCDIR/WEB.md"
+install_file 0644 docs/MQTT.md "$DOCDIR/MQTT.md"
 install_file 0644 udev/README.md "$DOCDIR/udev.md"
 install_file 0644 docs/CONTROL.md "$DOCDIR/CONTROL.md"
 
 # Man pages and bash/zsh/fish completions, generated from the binaries' own command trees (swift-argument-parser).
 MANDIR="$PREFIX/share/man"
-for spec in heartctl:1 heartd:8 heartd-sync:8 heartd-web:8; do
+for spec in heartctl:1 heartd:8 heartd-sync:8 heartd-web:8 heartd-mqtt:8; do
   binary="${spec%%:*}" section="${spec##*:}"
   if ! "$BUILD_DIR/$binary" --experimental-dump-help 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null; then
     echo "# $BUILD_DIR/$binary cannot describe itself: skipped its man page and completions"

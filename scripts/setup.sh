@@ -5,7 +5,9 @@ PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-g
       btrfs-progs xfsprogs e2fsprogs   # the full-disk tests loop-mount each (DaemonDiskFullTests)
       postgresql   # the sync tests start their own PostgreSQL (initdb + pg_ctl in a temp dir; never the system cluster)
       chromium     # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
-      chromium-driver python3-pip)   # WebTests drive the room page in Chromium through Selenium
+      chromium-driver python3-pip   # WebTests drive the room page in Chromium through Selenium
+      mosquitto mosquitto-clients   # the MQTT tests start their own mosquitto (temp dir, loopback ports, TLS by openssl)
+      openssl)
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

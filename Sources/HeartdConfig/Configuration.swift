@@ -1,4 +1,5 @@
 import Logging
+import MQTTConfig
 import SourceEvents
 import SyncConfig
 import WebConfig
@@ -101,6 +102,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
     /// `[web]`: the live dashboard `heartd-web` (ConfigurationSchema+Web.swift; the type is WebConfig's, so that
     /// this module links no network stack).
     public var web = WebSettings()
+    /// `[mqtt]`: heart rate into MQTT by `heartd-mqtt` (ConfigurationSchema+MQTT.swift; the type is MQTTConfig's).
+    public var mqtt = MQTTSettings()
 
     /// The defaults.
     public init() {}

@@ -33,14 +33,14 @@ struct ConfigurationFailure: Sendable {
 enum ConfigurationSchema {
     typealias Config = HeartdConfiguration
 
-    static let sections = ["bluetooth", "store", "series", "control", "log", "sync", "web"]
+    static let sections = ["bluetooth", "store", "series", "control", "log", "sync", "web", "mqtt"]
 
     static func setting(_ name: String) -> ConfigurationSetting? { byName[name] }
     static func keys(in section: String) -> [String] { all.filter { $0.section == section }.map(\.key) }
 
     private static let byName: [String: ConfigurationSetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
-    static let all: [ConfigurationSetting] = captureSettings + syncSettings + webSettings
+    static let all: [ConfigurationSetting] = captureSettings + syncSettings + webSettings + mqttSettings
 
     static let captureSettings: [ConfigurationSetting] = [
         strings("bluetooth", "adapters", \.bluetooth.adapters) { name in

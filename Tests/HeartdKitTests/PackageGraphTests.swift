@@ -93,6 +93,11 @@ import Testing
         #expect(web.isSuperset(of: ["Web", "Hummingbird", "HummingbirdWebSocket"]), "heartd-web reaches \(web.sorted())")
         #expect(web.intersection(Self.bluetooth).isEmpty, "heartd-web reaches \(web.intersection(Self.bluetooth))")
         #expect(Self.closure(of: "HeartdConfig", in: targets).contains("WebConfig"))
+        // heartd-mqtt: the network and the live feed; no Bluetooth, no Sync (its unit cannot even see the store).
+        let mqtt = Self.closure(of: "heartd-mqtt", in: targets)
+        #expect(mqtt.isSuperset(of: ["MQTT", "MQTTBridge", "LiveFeed", "NIOSSL", "NIOCore"]), "heartd-mqtt reaches \(mqtt.sorted())")
+        #expect(mqtt.intersection(Self.bluetooth).isEmpty, "heartd-mqtt reaches \(mqtt.intersection(Self.bluetooth))")
+        #expect(!mqtt.contains("Sync"), "heartd-mqtt reaches Sync")
     }
 
     /// The same on the built binary: no symbol of NIOCore, PostgresNIO or BoringSSL in heartd (Swift's mangled names

@@ -64,9 +64,9 @@ struct ThreadPriorityTests {
         #expect(try Self.daemonOutput(niceLimit: 0).contains(Self.complaint))
     }
 
-    /// Both units: `heartd-sync` runs on the same Swift runtime (libdispatch's queues and timers, NIO's hand-offs).
+    /// Every unit: `heartd-sync` and `heartd-mqtt` run on the same Swift runtime (libdispatch's queues and timers, NIO's hand-offs).
     @Test("the unit lets setpriority(2) through its system-call filter, after the line that removes @resources",
-          arguments: ["heartd.service", "heartd-sync.service"])
+          arguments: ["heartd.service", "heartd-sync.service", "heartd-mqtt.service"])
     func unitAllowsSetpriority(_ name: String) throws {
         let path = Self.unitPath(name)
         #expect(try Self.unitNiceLimit(path) == 24, "LimitNICE=-4: the manager thread's nice value")
