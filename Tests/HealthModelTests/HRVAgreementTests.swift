@@ -13,6 +13,7 @@ struct NeuroKit2Reference: Decodable {
         let time: [String: Double]
         let differences: Int
         let nonlinear: [String: Double]
+        let frequency: [String: Double]
     }
     let recordings: [Recording]
 
@@ -80,5 +81,21 @@ func withinRelative(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
         #expect(withinRelative(a.poincare?.sd1sd2Ratio, nl["SD1SD2"], 1e-9))
         #expect(withinRelative(a.dfaAlpha1, nl["DFA_alpha1"], 1e-6))
         #expect(withinRelative(a.dfaAlpha2, nl["DFA_alpha2"], 1e-6))
+    }
+
+    @Test(arguments: recordings.map(\.name))
+    func frequencyDomainMatchesNeuroKit2(_ name: String) throws {
+        let r = try #require(Self.recordings.first { $0.name == name })
+        let beats = r.peaks.enumerated().map { Beat(offset: Double($1) / 1024, precededByGap: $0 == 0) }
+        let f = try #require(try HRVAnalysis(beats: beats).frequency)
+        let nk = r.frequency
+        #expect(withinRelative(f.vlfMs2, nk["VLF"], 0.01))
+        #expect(withinRelative(f.lfMs2, nk["LF"], 0.01))
+        #expect(withinRelative(f.hfMs2, nk["HF"], 0.01))
+        #expect(withinRelative(f.vlfPeakHz, nk["VLF_peak_hz"], 1e-9))
+        #expect(withinRelative(f.lfPeakHz, nk["LF_peak_hz"], 1e-9))
+        #expect(withinRelative(f.hfPeakHz, nk["HF_peak_hz"], 1e-9))
+        #expect(HRVFrequencyDomain.sampleCount(span: Double(r.corrected_peaks.last! - r.corrected_peaks[1]) / 1024)
+                == Int(nk["samples"] ?? 0))
     }
 }

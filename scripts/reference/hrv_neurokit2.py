@@ -16,8 +16,12 @@ Each recording is put on heartd's 1/1024 s grid as the daemon stores beats: beat
 round(sum of the first k RR * 1.024) ticks; NeuroKit2 gets those peaks with sampling_rate=1024.
 Settings: signal_fixpeaks(method="kubios") with its defaults (first pass: iterative=False, for the classes;
 correction: iterative=True); hrv_time on the corrected peaks; Poincare SD1/SD2 and DFA (fractal_dfa,
-overlapping windows, linear detrending) with scales 4..16 (alpha1) and 16..64 (alpha2), as
-hrv_nonlinear(dfa_windows=[(4, 16), (16, 64)]) computes them.
+overlapping windows, linear detrending) with scales 4..16 (alpha1) and 16..64 (alpha2), the functions
+hrv_nonlinear(dfa_windows=[(4, 16), (16, 64)]) calls (its other, slow indices left out);
+frequency domain: intervals_process(interpolate=True, interpolation_rate=4) (NeuroKit2's quadratic spline), then
+signal_power / signal_psd(method="welch", window=256, min_frequency=0.001, normalize=False) over the bands
+VLF 0.0033-0.04, LF 0.04-0.15, HF 0.15-0.4 Hz (hrv_frequency passes its keyword arguments on to the interpolation
+as well, so it cannot be given a window; these are the calls it makes).
 """
 import json
 import os
@@ -25,6 +29,7 @@ import sys
 
 import numpy as np
 import neurokit2 as nk
+from neurokit2.hrv.hrv_nonlinear import _hrv_nonlinear_poincare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "Tests", "HealthModelTests", "Fixtures")
@@ -54,7 +59,12 @@ def reference(name):
     clean = np.asarray(clean, dtype=np.int64)
     t = nk.hrv_time(clean, sampling_rate=RATE)
     nn = np.diff(clean) / RATE * 1000
-    nl = nk.hrv_nonlinear(clean, sampling_rate=RATE, dfa_windows=[(4, 16), (16, 64)])
+    poincare = _hrv_nonlinear_poincare(nn, out={})
+    nl = {
+        "SD1": poincare["SD1"], "SD2": poincare["SD2"], "SD1SD2": poincare["SD1SD2"],
+        "DFA_alpha1": nk.fractal_dfa(nn, scale=np.arange(4, 17), multifractal=False)[0],
+        "DFA_alpha2": nk.fractal_dfa(nn, scale=np.arange(16, 65), multifractal=False)[0],
+    }
     value = lambda frame, key: float(frame["HRV_" + key].iloc[0])
     return {
         "name": name,
@@ -63,8 +73,27 @@ def reference(name):
         "corrected_peaks": clean.tolist(),
         "time": {k: value(t, k) for k in ["MeanNN", "MedianNN", "SDNN", "RMSSD", "pNN50", "pNN20"]},
         "differences": int(len(nn) - 1),
-        "nonlinear": {k: value(nl, k) for k in ["SD1", "SD2", "SD1SD2", "DFA_alpha1", "DFA_alpha2"]},
+        "nonlinear": {k: float(v) for k, v in nl.items()},
+        "frequency": frequency(clean),
     }
+
+
+BANDS = {"VLF": (0.0033, 0.04), "LF": (0.04, 0.15), "HF": (0.15, 0.4)}
+
+
+def frequency(clean):
+    rri = np.diff(clean) / RATE * 1000
+    rri_time = clean[1:] / RATE
+    series, _, fs = nk.intervals_process(rri, intervals_time=rri_time, interpolate=True, interpolation_rate=4)
+    settings = dict(sampling_rate=fs, method="welch", window=256, min_frequency=0.001, normalize=False)
+    power = nk.signal_power(series, frequency_band=list(BANDS.values()), max_frequency=0.5, **settings)
+    out = dict(zip(BANDS, (float(v) for v in power.iloc[0].values)))
+    psd = nk.signal_psd(series, max_frequency=0.5, **settings)
+    for name, (low, high) in BANDS.items():
+        band = psd[(psd["Frequency"] >= low) & (psd["Frequency"] < high)]
+        out[name + "_peak_hz"] = float(band["Frequency"].values[np.argmax(band["Power"].values)])
+    out["samples"] = int(len(series))
+    return out
 
 
 def main():
