@@ -13,4 +13,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# FITExportTests read `heartctl export --format fit` with Garmin's FIT SDK and fitdecode (scripts/fit_check.py).
+if command -v python3 >/dev/null && ! python3 -c "import garmin_fit_sdk, fitdecode" 2>/dev/null; then
+  python3 -m pip install -q garmin-fit-sdk fitdecode >/dev/null 2>&1 || echo "setup: pip install garmin-fit-sdk fitdecode failed" >&2
+fi
 command -v swift >/dev/null || { echo "setup: swift (6.0 or later) is not on PATH" >&2; exit 1; }
