@@ -20,4 +20,9 @@ fi
 if ! python3 -c 'import selenium' >/dev/null 2>&1; then
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 fi
+# FITExportTests read `heartctl export --format fit` with Garmin's FIT SDK and fitdecode (scripts/fit_check.py).
+if ! python3 -c "import garmin_fit_sdk, fitdecode" >/dev/null 2>&1; then
+  python3 -m pip install -q garmin-fit-sdk fitdecode 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages garmin-fit-sdk fitdecode
+fi
 command -v swift >/dev/null || { echo "setup: swift (6.0 or later) is not on PATH" >&2; exit 1; }

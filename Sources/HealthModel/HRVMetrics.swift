@@ -108,21 +108,25 @@ public struct HRVMetrics: Codable, Sendable, Hashable {
     /// (non-increasing or non-finite offsets, which a builder never produces, also break the segment).
     /// A beat with `precededByGap` starts a new segment. Segments without an interval are left out.
     public static func segments(of beats: [Beat]) -> [[Double]] {
-        var result: [[Double]] = []
-        var current: [Double] = []
-        var previous: Beat?
-        for beat in beats {
-            defer { previous = beat }
-            guard let p = previous else { continue }
-            let rr = (beat.offset - p.offset) * 1000
-            if beat.precededByGap || !rr.isFinite || rr <= 0 {
-                if !current.isEmpty { result.append(current) }
-                current = []
-                continue
-            }
-            current.append(rr)
+        beatSegments(of: beats).map { range in
+            (range.lowerBound + 1 ..< range.upperBound).map { (beats[$0].offset - beats[$0 - 1].offset) * 1000 }
         }
-        if !current.isEmpty { result.append(current) }
+    }
+
+    /// The gap-free runs of `beats` behind `segments(of:)`: index ranges of at least 2 beats, each giving
+    /// `count − 1` RR intervals, split where a beat is `precededByGap` or its offset is not later than the
+    /// previous beat's.
+    public static func beatSegments(of beats: [Beat]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start = 0
+        for i in beats.indices.dropFirst() {
+            let rr = (beats[i].offset - beats[i - 1].offset) * 1000
+            if beats[i].precededByGap || !rr.isFinite || rr <= 0 {
+                if i - start >= 2 { result.append(start ..< i) }
+                start = i
+            }
+        }
+        if beats.count - start >= 2 { result.append(start ..< beats.count) }
         return result
     }
 }

@@ -7,8 +7,12 @@ import HeartRate
 
 struct HRV: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Time-domain HRV (SDNN, RMSSD, pNN50, mean HR), never across a gap.",
-        discussion: "From an RR file (one RR in ms per line; no daemon needed), one heartbeat series (UUID), or a range.")
+        abstract: "HRV: artifacts classified and corrected, then time, frequency, Poincaré and DFA measures; never across a gap.",
+        discussion: """
+            From an RR file (one RR in ms per line; no daemon needed; always JSON), one heartbeat series (UUID), or a \
+            range. The first row is the recorded RR chain; the artifact line and the CORRECTED row are computed from \
+            the NN intervals after Lipponen–Tarvainen correction, FREQUENCY from their Welch spectrum (docs/HRV.md).
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var range: RangeOptions
     @OptionGroup var filter: SampleFilterOptions
@@ -29,6 +33,40 @@ struct HRV: AsyncParsableCommand {
             table.add([result["count"]?.cell ?? "-", result["sdnn_ms"]?.cell ?? "-", result["rmssd_ms"]?.cell ?? "-",
                        result["pnn50_pct"]?.cell ?? "-", result["mean_hr_bpm"]?.cell ?? "-"])
             print(table.render())
+            if let analysis = result["analysis"] { print(HRV.render(analysis)) }
+        }
+    }
+
+    /// The artifact summary and the corrected measures of an `analysis` object as text.
+    static func render(_ a: JSONValue) -> String {
+        let artifacts = a["artifacts"], time = a["time"], poincare = a["poincare"]
+        let classes = ["ectopic", "long", "short", "missed", "extra"].map { "\($0) \(artifacts?["classes"]?[$0]?.cell ?? "0")" }
+        var lines = ["ARTIFACTS  \(artifacts?["intervals"]?.cell ?? "-") intervals, \(artifacts?["corrected"]?.cell ?? "-") corrected "
+            + "(\(fixed(artifacts?["corrected_pct"], 2)) %): " + classes.joined(separator: ", ")]
+        if let warning = artifacts?["warning"], warning != .null { lines.append("WARNING    \(warning.cell)") }
+        var table = Table("CORRECTED", "MEAN NN", "MEDIAN NN", "SDNN ms", "RMSSD ms", "pNN50 %", "pNN20 %", "SD1 ms", "SD2 ms",
+                          "SD1/SD2", "DFA a1", "DFA a2")
+        table.add([time?["count"]?.cell ?? "-", time?["mean_nn_ms"]?.cell ?? "-", time?["median_nn_ms"]?.cell ?? "-",
+                   time?["sdnn_ms"]?.cell ?? "-", time?["rmssd_ms"]?.cell ?? "-", time?["pnn50_pct"]?.cell ?? "-",
+                   time?["pnn20_pct"]?.cell ?? "-", poincare?["sd1_ms"]?.cell ?? "-", poincare?["sd2_ms"]?.cell ?? "-",
+                   fixed(poincare?["sd1_sd2"], 3), fixed(a["dfa_alpha1"], 3), fixed(a["dfa_alpha2"], 3)])
+        lines.append(table.render())
+        if let f = a["frequency"], f != .null {
+            var spectrum = Table("FREQUENCY", "VLF ms2", "LF ms2", "HF ms2", "LF %", "HF %", "LF nu", "HF nu", "LF/HF",
+                                 "LF peak Hz", "HF peak Hz")
+            spectrum.add(["welch 4 Hz", f["vlf_ms2"]?.cell ?? "-", f["lf_ms2"]?.cell ?? "-", f["hf_ms2"]?.cell ?? "-",
+                          f["lf_pct"]?.cell ?? "-", f["hf_pct"]?.cell ?? "-", f["lf_nu"]?.cell ?? "-", f["hf_nu"]?.cell ?? "-",
+                          fixed(f["lf_hf"], 3), fixed(f["lf_peak_hz"], 4), fixed(f["hf_peak_hz"], 4)])
+            lines.append(spectrum.render())
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func fixed(_ v: JSONValue?, _ digits: Int) -> String {
+        switch v {
+        case .double(let d)?: String(format: "%.\(digits)f", d)
+        case .int(let i)?: String(i)
+        default: "-"
         }
     }
 
@@ -42,7 +80,7 @@ struct HRV: AsyncParsableCommand {
             rr.append(v)
         }
         do {
-            return JSONBridge.value(HRVCall.Result(try HRVMetrics(rrIntervalsMs: rr)))
+            return JSONBridge.value(HRVCall.Result(try HRVMetrics(rrIntervalsMs: rr), analysis: try HRVAnalysis(rrIntervalsMs: rr)))
         } catch {
             throw CLIError(.failed, "\(path): \(error)")
         }
@@ -92,11 +130,11 @@ struct Decode: ParsableCommand {
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Export samples: csv, jsonl, rr (one RR ms per line) or healthkit-xml (Apple Health export.xml).",
+        abstract: "Export samples: csv, jsonl, rr (one RR ms per line), healthkit-xml (Apple Health export.xml) or fit (Garmin FIT).",
         discussion: "Whole samples overlapping the range are exported. Progress goes to stderr.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var range: RangeOptions
-    @Option(help: "csv, jsonl, rr or healthkit-xml.") var format: String = "csv"
+    @Option(help: "csv, jsonl, rr, healthkit-xml or fit.") var format: String = "csv"
     @Option(name: .shortAndLong, help: "Write to this file instead of stdout.") var output: String?
     @OptionGroup var filter: SampleFilterOptions
 
@@ -118,7 +156,13 @@ struct Export: AsyncParsableCommand {
             // The daemon keeps the connection open after the export's "end" event: stop reading there.
             events: for try await event in try await global.exportStream(params) {
                 switch event.name {
-                case "chunk": out.write(Data((event.fields["text"]?.stringValue ?? "").utf8))
+                case "chunk":
+                    if let base64 = event.fields["base64"]?.stringValue {
+                        guard let bytes = Data(base64Encoded: base64) else { throw CLIError(.failed, "export: a chunk is not base64") }
+                        out.write(bytes)
+                    } else {
+                        out.write(Data((event.fields["text"]?.stringValue ?? "").utf8))
+                    }
                 case "progress":
                     samples = event.fields["done"]?.intValue ?? samples
                     if let total = event.fields["total"]?.intValue, total > 0, output != nil {

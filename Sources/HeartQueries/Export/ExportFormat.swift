@@ -12,6 +12,11 @@ public enum ExportFormat: String, CaseIterable, Sendable, Codable {
     case rr
     /// Apple Health `export.xml` records for heart rate and HRV (with InstantaneousBeatsPerMinute).
     case healthkitXML = "healthkit-xml"
+    /// A Garmin FIT activity file: heart rate per second, RR intervals in `hrv` messages, laps and the session.
+    case fit
+
+    /// Binary formats emit base64 text, carried in `chunk` events as `base64` instead of `text`.
+    public var isBinary: Bool { self == .fit }
 }
 
 /// A streaming exporter: `begin`, then `write` for each sample in start order, then `end`.
@@ -38,6 +43,7 @@ extension ExportFormat {
         case .jsonl: JSONLinesExporter()
         case .rr: RRExporter()
         case .healthkitXML: HealthKitXMLExporter(exportDate: exportDate)
+        case .fit: FITExporter()
         }
     }
 }

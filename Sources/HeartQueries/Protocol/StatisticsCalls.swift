@@ -157,7 +157,9 @@ public enum StatsCall: ControlCall {
     }
 }
 
-/// `hrv`: time-domain HRV of one heartbeat series (`uuid`) or of every series in a range, never across a gap.
+/// `hrv`: HRV of one heartbeat series (`uuid`) or of every series in a range, never across a gap: the time domain
+/// of the recorded RR chain, and `analysis` (`HRVAnalysis`): artifacts classified and corrected, then the time
+/// domain, Poincaré and DFA of the corrected NN intervals.
 public enum HRVCall: ControlCall {
     public static let method = ControlMethod.hrv
 
@@ -171,23 +173,28 @@ public enum HRVCall: ControlCall {
     }
 
     /// The same shape for `heartctl hrv --rr-file`; `rmssd_ms` and `pnn50_pct` are `null` with too few intervals.
+    /// The top-level figures are of the RR chain as recorded (uncorrected); `analysis` carries the corrected ones.
     public struct Result: Codable, Sendable, Hashable {
         public var count: Int
         public var sdnnMs: Double
         public var rmssdMs: Double?
         public var pnn50Percent: Double?
         public var meanHeartRateBpm: Double
+        /// Artifacts and the measures of the corrected NN intervals; absent from an older daemon.
+        public var analysis: HRVAnalysis?
 
-        public init(_ m: HRVMetrics) {
+        public init(_ m: HRVMetrics, analysis: HRVAnalysis? = nil) {
             count = m.count
             sdnnMs = m.sdnnMs
             rmssdMs = m.rmssdMs
             pnn50Percent = m.pnn50Percent
             meanHeartRateBpm = m.meanHeartRateBpm
+            self.analysis = analysis
         }
 
         enum CodingKeys: String, CodingKey {
-            case count, sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms", pnn50Percent = "pnn50_pct", meanHeartRateBpm = "mean_hr_bpm"
+            case count, sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms", pnn50Percent = "pnn50_pct", meanHeartRateBpm = "mean_hr_bpm",
+                 analysis
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -197,6 +204,7 @@ public enum HRVCall: ControlCall {
             try c.encode(rmssdMs, forKey: .rmssdMs)
             try c.encode(pnn50Percent, forKey: .pnn50Percent)
             try c.encode(meanHeartRateBpm, forKey: .meanHeartRateBpm)
+            try c.encodeIfPresent(analysis, forKey: .analysis)
         }
     }
 }

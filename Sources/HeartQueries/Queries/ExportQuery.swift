@@ -54,19 +54,21 @@ public struct ExportQuery: Sendable {
 }
 
 extension StoreQueries {
-    /// An export as control events: `chunk` {text} of about 32 KiB, `progress` {done, total} every 100 samples,
+    /// An export as control events: `chunk` {text} of about 32 KiB ({base64} for a binary format: each chunk decodes
+    /// on its own), `progress` {done, total} every 100 samples,
     /// then `end` {samples} — or `error` {message}. The daemon streams these on its socket; heartctl --db
     /// consumes the same events locally.
     public func exportStream(_ query: ExportQuery) -> AsyncStream<ControlEvent> {
         let database = self.database
         return AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let field = query.format.isBinary ? "base64" : "text"
             let task = Task.detached {
                 var buffer = ""
                 do {
                     let count = try query.run(database: database, emit: { text in
                         buffer += text
                         if buffer.utf8.count >= 32 * 1024 {
-                            continuation.yield(ControlEvent("chunk", fields: ["text": .string(buffer)]))
+                            continuation.yield(ControlEvent("chunk", fields: [field: .string(buffer)]))
                             buffer = ""
                         }
                     }, progress: { done, total in
@@ -74,7 +76,7 @@ extension StoreQueries {
                             continuation.yield(ControlEvent("progress", fields: ["done": .int(done), "total": .int(total)]))
                         }
                     })
-                    if !buffer.isEmpty { continuation.yield(ControlEvent("chunk", fields: ["text": .string(buffer)])) }
+                    if !buffer.isEmpty { continuation.yield(ControlEvent("chunk", fields: [field: .string(buffer)])) }
                     continuation.yield(ControlEvent("end", fields: ["samples": .int(count)], isFinal: true))
                 } catch {
                     continuation.yield(ControlEvent("error", fields: ["message": .string("\(error)")], isFinal: true))

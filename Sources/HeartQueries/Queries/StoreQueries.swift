@@ -167,7 +167,7 @@ public struct StoreQueries: Sendable {
             }
         }
         do {
-            return HRVCall.Result(try HRVMetrics(beats: beats))
+            return HRVCall.Result(try HRVMetrics(beats: beats), analysis: try HRVAnalysis(beats: beats))
         } catch {
             throw ControlError(.notFound, "not enough beats for HRV: \(error)")
         }

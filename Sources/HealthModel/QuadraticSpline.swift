@@ -1,0 +1,82 @@
+/// The quadratic interpolating B-spline SciPy builds for `interp1d(kind="quadratic")` (`make_interp_spline` with
+/// k = 2 and its default knots: x₀ and xₙ₋₁ three times, and the midpoints between successive sites except the
+/// first and the last), which NeuroKit2 uses to resample RR intervals evenly. Outside [x₀, xₙ₋₁] it holds the end
+/// values (`interp1d`'s fill_value = (y₀, yₙ₋₁) that NeuroKit2 passes).
+struct QuadraticSpline: Sendable {
+    let knots: [Double]
+    let coefficients: [Double]
+    let x: [Double]
+    let y: [Double]
+
+    /// Sites `x` strictly increasing, at least 3 of them.
+    init(x: [Double], y: [Double]) {
+        let n = x.count
+        precondition(n >= 3 && y.count == n)
+        self.x = x
+        self.y = y
+        var t = [x[0], x[0], x[0]]
+        for i in 2 ..< n - 1 { t.append((x[i] + x[i - 1]) / 2) }
+        t += [x[n - 1], x[n - 1], x[n - 1]]
+        knots = t
+        // Collocation: row i holds B_{l−2}, B_{l−1}, B_l at x_i (columns l − 2 … l), a band of width 5.
+        var band = [[Double]](repeating: [0, 0, 0, 0, 0], count: n) // band[i][c − i + 2]
+        for i in 0 ..< n {
+            let l = Self.span(t, x[i], n)
+            let b = Self.basis(t, x[i], l)
+            for r in 0 ..< 3 { band[i][l - 2 + r - i + 2] = b[r] }
+        }
+        // Gaussian elimination without pivoting: B-spline collocation matrices are totally positive (de Boor).
+        var rhs = y
+        for i in 0 ..< n {
+            let pivot = band[i][2]
+            for r in i + 1 ..< min(n, i + 3) {
+                let factor = band[r][i - r + 2] / pivot
+                guard factor != 0 else { continue }
+                for c in i ..< min(n, i + 3) { band[r][c - r + 2] -= factor * band[i][c - i + 2] }
+                rhs[r] -= factor * rhs[i]
+            }
+        }
+        var c = [Double](repeating: 0, count: n)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var s = rhs[i]
+            for col in i + 1 ..< min(n, i + 3) { s -= band[i][col - i + 2] * c[col] }
+            c[i] = s / band[i][2]
+        }
+        coefficients = c
+    }
+
+    /// The spline at `v`; the end values outside the sites.
+    func callAsFunction(_ v: Double) -> Double {
+        let n = x.count
+        if v < x[0] { return y[0] }
+        if v > x[n - 1] { return y[n - 1] }
+        let l = Self.span(knots, v, n)
+        let b = Self.basis(knots, v, l)
+        return b[0] * coefficients[l - 2] + b[1] * coefficients[l - 1] + b[2] * coefficients[l]
+    }
+
+    /// The knot span l (2 ≤ l ≤ n − 1) with t[l] ≤ v < t[l + 1]; the last span for v = xₙ₋₁.
+    static func span(_ t: [Double], _ v: Double, _ n: Int) -> Int {
+        var low = 2, high = n // the largest l < n with t[l] ≤ v
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if t[mid] <= v { low = mid } else { high = mid }
+        }
+        return low
+    }
+
+    /// The three non-zero quadratic B-splines at v in span l (Cox–de Boor).
+    static func basis(_ t: [Double], _ v: Double, _ l: Int) -> [Double] {
+        let left1 = v - t[l], left2 = v - t[l - 1]
+        let right1 = t[l + 1] - v, right2 = t[l + 2] - v
+        // Degree 1.
+        let s1 = 1 / (right1 + left1)
+        let a0 = right1 * s1, a1 = left1 * s1
+        // Degree 2.
+        let d0 = 1 / (t[l + 1] - t[l - 1]), d1 = 1 / (t[l + 2] - t[l])
+        let b0 = right1 * a0 * d0
+        let b1 = left2 * a0 * d0 + right2 * a1 * d1
+        let b2 = left1 * a1 * d1
+        return [b0, b1, b2]
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// |X_k|² of a real signal's DFT for k = 0 … n/2: a radix-2 FFT when n is a power of two, else the direct sum
+/// (used only for short segments).
+struct RealDFT: Sendable {
+    let length: Int
+    private let cosines: [Double]
+    private let sines: [Double]
+
+    init(length n: Int) {
+        length = n
+        cosines = (0 ..< n).map { cos(2 * Double.pi * Double($0) / Double(n)) }
+        sines = (0 ..< n).map { sin(2 * Double.pi * Double($0) / Double(n)) }
+    }
+
+    func powerSpectrum(_ x: [Double]) -> [Double] {
+        let n = length, bins = n / 2 + 1
+        if n > 1 && n & (n - 1) == 0 {
+            var re = x, im = [Double](repeating: 0, count: n)
+            fft(&re, &im)
+            return (0 ..< bins).map { re[$0] * re[$0] + im[$0] * im[$0] }
+        }
+        return (0 ..< bins).map { k in
+            var a = 0.0, b = 0.0, idx = 0
+            for j in 0 ..< n {
+                a += x[j] * cosines[idx]
+                b -= x[j] * sines[idx]
+                idx += k
+                if idx >= n { idx -= n }
+            }
+            return a * a + b * b
+        }
+    }
+
+    /// In-place iterative radix-2 FFT (n a power of two).
+    private func fft(_ re: inout [Double], _ im: inout [Double]) {
+        let n = length
+        var j = 0
+        for i in 1 ..< n {
+            var bit = n >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j |= bit
+            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+        }
+        var size = 2
+        while size <= n {
+            let half = size / 2, stride = n / size
+            for start in Swift.stride(from: 0, to: n, by: size) {
+                for k in 0 ..< half {
+                    let wr = cosines[k * stride], wi = -sines[k * stride]
+                    let a = start + k, b = a + half
+                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
+                    re[b] = re[a] - tr
+                    im[b] = im[a] - ti
+                    re[a] += tr
+                    im[a] += ti
+                }
+            }
+            size *= 2
+        }
+    }
+}

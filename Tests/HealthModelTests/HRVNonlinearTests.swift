@@ -1,0 +1,50 @@
+import Foundation
+import HealthModel
+import SeededRandom
+import Testing
+
+@Suite struct HRVNonlinearTests {
+    func noise(_ n: Int, seed: UInt64) -> [Double] {
+        var g = SplitMix64(seed: seed)
+        return (0 ..< n).map { _ in 800 + Double.random(in: -50 ... 50, using: &g) }
+    }
+
+    @Test func dfaOfWhiteNoiseIsAboutHalfAndOfARandomWalkAboutOneAndAHalf() throws {
+        let white = noise(4000, seed: 3)
+        let a1 = try #require(DetrendedFluctuation.alpha(white, scales: DetrendedFluctuation.shortScales))
+        let a2 = try #require(DetrendedFluctuation.alpha(white, scales: DetrendedFluctuation.longScales))
+        #expect(abs(a1 - 0.5) < 0.1)
+        #expect(abs(a2 - 0.5) < 0.1)
+        var sum = 0.0
+        let walk = white.map { sum += $0 - 800; return 800 + sum / 10 }
+        let w1 = try #require(DetrendedFluctuation.alpha(walk, scales: DetrendedFluctuation.shortScales))
+        #expect(abs(w1 - 1.5) < 0.2)
+    }
+
+    @Test func dfaNeedsAWindowAtEveryScaleInsideASegment() {
+        #expect(DetrendedFluctuation.alpha(noise(16, seed: 1), scales: DetrendedFluctuation.shortScales) == nil)
+        #expect(DetrendedFluctuation.alpha(noise(17, seed: 1), scales: DetrendedFluctuation.shortScales) != nil)
+        // Two segments of 16 never make a window of 16 across the gap.
+        #expect(DetrendedFluctuation.alpha(segments: [noise(16, seed: 1), noise(16, seed: 2)],
+                                           scales: DetrendedFluctuation.shortScales) == nil)
+    }
+
+    @Test func poincareOfAKnownChain() throws {
+        let p = try #require(PoincareMetrics(segments: [[800, 900, 800, 900]]))
+        // Pairs (800,900), (900,800), (800,900): x1 = ∓100/√2 → SD1 = √(4/3)·100/√2 ≈ 81.65; x2 constant → SD2 = 0.
+        #expect(close(p.sd1Ms, (4.0 / 3).squareRoot() * 100 / 2.0.squareRoot()))
+        #expect(p.sd2Ms == 0)
+        #expect(p.pairs == 3)
+        #expect(PoincareMetrics(segments: [[800, 900], [850, 860]]) != nil)
+        #expect(PoincareMetrics(segments: [[800, 900], [850]]) == nil)
+    }
+
+    @Test func timeDomainAddsMedianMeanAndPNN20() throws {
+        let t = try HRVTimeDomain(segments: [[800, 830, 805], [900, 905]])
+        #expect(close(t.meanNNMs, 848))
+        #expect(t.medianNNMs == 830)
+        // Differences 30, 25 | 5: two of three above 20 ms.
+        #expect(close(t.pnn20Percent, 200.0 / 3))
+        #expect(try HRVTimeDomain(segments: [[800, 900]]).medianNNMs == 850)
+    }
+}
