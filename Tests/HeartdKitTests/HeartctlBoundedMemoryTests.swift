@@ -1,4 +1,5 @@
 import Foundation
+import HeartQueries
 import HeartStore
 import TestBus
 import Testing
