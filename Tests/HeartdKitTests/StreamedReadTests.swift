@@ -81,11 +81,11 @@ struct StreamedReadTests {
         let result = try Self.call(queries, ReportCall.self, params)
         let html = result.html
         #expect(result.beats > 500_000)
-        #expect(html.contains("id=\"days\"") && html.contains(ReportTrend.restingDefinition))
+        #expect(html.contains("id=\"days\"") && html.contains("resting heart rate: the day"))
         // One row per day with data, no beat-level plot.
         let days = html.components(separatedBy: "<table id=\"days\">")[1].components(separatedBy: "</table>")[0]
         #expect(days.components(separatedBy: "<tr>").count - 2 == 5)
-        #expect(!html.contains("rr-segment") && !html.contains("class=\"pair\""))
+        #expect(!html.contains("class=\"rr-segment\"") && !html.contains("class=\"pair"))
         #expect(html.contains("class=\"hr-band\"") && html.contains("class=\"resting\"") && html.contains("rmssd"))
         // Dated ticks; never a row of 00:00.
         let ticks = html.matches(of: /class="tick"[^>]*>([^<]*)</).map { String($0.1) }
@@ -97,7 +97,7 @@ struct StreamedReadTests {
         #expect(gaps > 0 && gaps < 5 * 24 * 15, "\(gaps)")
         // A day keeps the beat-level plots, with its date under the axis.
         let day = try Self.call(queries, ReportCall.self, Self.range(days: 1)).html
-        #expect(day.contains("rr-segment") && day.contains("class=\"pair") && !day.contains("id=\"days\""))
+        #expect(day.contains("class=\"rr-segment\"") && day.contains("class=\"pair") && !day.contains("id=\"days\""))
         #expect(day.contains("UTC, " + Ticks.day(LongStore.t0.timeIntervalSinceReferenceDate)))
     }
 }
