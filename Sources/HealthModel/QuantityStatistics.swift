@@ -72,12 +72,9 @@ public struct QuantityStatistics: Codable, Sendable, Hashable {
     /// Statistics of `points` (any order) over [from, to) for a type's aggregation style.
     /// Throws `invalid-range` when `to < from` or a date is not finite. `from == to` gives empty statistics.
     public init(points: [QuantityPoint], style: AggregationStyle, from: Date, to: Date) throws(StatisticsError) {
-        // One bucket anchored at `from` and wider than the range, so rounding can never split it in two.
-        let width = to.timeIntervalSince(from)
-        let interval = width.isFinite ? Swift.max(width * 2 + 1, 1) : .greatestFiniteMagnitude
-        let collection = try QuantityStatisticsCollection(
-            points: points, style: style, anchor: from, interval: interval, from: from, to: to)
-        self = collection.buckets.first ?? QuantityStatistics(start: from, end: to)
+        var builder = try QuantityStatisticsBuilder.single(style: style, from: from, to: to)
+        for p in points { builder.add(p) }
+        self = builder.statistics()
     }
 
     /// Whether no point counted.

@@ -29,70 +29,19 @@ public struct QuantityStatisticsCollection: Sendable, Hashable {
     /// Buckets of `points` (any order) aligned to `anchor`, covering [from, to).
     public init(points: [QuantityPoint], style: AggregationStyle, anchor: Date, interval: TimeInterval,
                 from: Date, to: Date) throws(StatisticsError) {
-        guard interval.isFinite, interval >= QuantityStatisticsCollection.minimumInterval else {
-            throw StatisticsError(.invalidInterval, "bucket interval \(interval) s is not a finite number of seconds ≥ \(QuantityStatisticsCollection.minimumInterval)")
-        }
-        let lo = from.timeIntervalSinceReferenceDate, hi = to.timeIntervalSinceReferenceDate
-        let a = anchor.timeIntervalSinceReferenceDate
-        guard lo.isFinite, hi.isFinite, a.isFinite else {
-            throw StatisticsError(.invalidRange, "range \(from) – \(to) or anchor \(anchor) is not finite")
-        }
-        guard lo <= hi else { throw StatisticsError(.invalidRange, "range ends at \(to) before it starts at \(from)") }
+        var builder = try QuantityStatisticsBuilder(style: style, anchor: anchor, interval: interval, from: from, to: to)
+        for p in points { builder.add(p) }
+        self = builder.collection()
+    }
+
+    init(style: AggregationStyle, anchor: Date, interval: TimeInterval, from: Date, to: Date,
+         buckets: [QuantityStatistics]) {
         self.style = style
         self.anchor = anchor
         self.interval = interval
         self.from = from
         self.to = to
-
-        let grid = BucketGrid(anchor: a, interval: interval)
-        let firstIndex = grid.index(containing: lo)
-        // The last bucket holds the instant just before `hi`; none when the range is empty.
-        let span = lo < hi ? Double(grid.index(endingAt: hi) - firstIndex + 1) : 0
-        guard span <= Double(QuantityStatisticsCollection.maximumBucketCount) else {
-            throw StatisticsError(.tooManyBuckets, "\(span) buckets of \(interval) s exceed \(QuantityStatisticsCollection.maximumBucketCount)")
-        }
-        let bucketCount = Int(span)
-        // Clipped bucket bounds, in reference-date seconds.
-        var starts = [Double](repeating: 0, count: bucketCount)
-        var ends = [Double](repeating: 0, count: bucketCount)
-        for k in 0..<bucketCount {
-            starts[k] = max(grid.start(of: firstIndex + k), lo)
-            ends[k] = min(grid.start(of: firstIndex + k + 1), hi)
-        }
-        var accumulators = [StatisticsAccumulator](repeating: StatisticsAccumulator(), count: bucketCount)
-
-        if bucketCount > 0 {
-            for p in points {
-                let ps = p.start.timeIntervalSinceReferenceDate
-                let pe = Swift.max(p.end.timeIntervalSinceReferenceDate, ps)
-                if pe == ps {
-                    // Instantaneous: counts in the bucket holding its start, with the whole value.
-                    guard ps >= lo, ps < hi else { continue }
-                    let k = Swift.min(Swift.max(grid.index(containing: ps) - firstIndex, 0), bucketCount - 1)
-                    accumulators[k].add(value: p.value, overlap: 0, fraction: 1, start: ps)
-                    continue
-                }
-                guard ps < hi, pe > lo else { continue }
-                let cs = Swift.max(ps, lo), ce = Swift.min(pe, hi)
-                let kFirst = Swift.max(grid.index(containing: cs) - firstIndex, 0)
-                let kLast = Swift.min(grid.index(endingAt: ce) - firstIndex, bucketCount - 1)
-                guard kFirst <= kLast else { continue }
-                let length = pe - ps
-                for k in kFirst...kLast {
-                    let overlap = Swift.min(ce, ends[k]) - Swift.max(cs, starts[k])
-                    guard overlap > 0 else { continue }
-                    accumulators[k].add(value: p.value, overlap: overlap, fraction: overlap / length, start: ps)
-                }
-            }
-        }
-        var result: [QuantityStatistics] = []
-        result.reserveCapacity(bucketCount)
-        for k in 0..<bucketCount {
-            result.append(accumulators[k].statistics(
-                start: Date(timeIntervalSinceReferenceDate: starts[k]),
-                end: Date(timeIntervalSinceReferenceDate: ends[k]), style: style))
-        }
-        self.buckets = result
+        self.buckets = buckets
     }
 
     /// The bucket whose range contains `date`, or nil outside [from, to).

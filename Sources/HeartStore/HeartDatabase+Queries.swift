@@ -10,17 +10,39 @@ extension HeartDatabase {
     public func samples(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
                         metadata: MetadataPredicate = [:], limit: Int? = nil,
                         newestFirst: Bool = false) throws(StoreError) -> [SampleSummary] {
+        try samplePage(type: type, device: device, from: from, to: to, metadata: metadata, limit: limit,
+                       newestFirst: newestFirst).samples
+    }
+
+    /// One page of `samples`: at most `limit` summaries after `after` (the `next` of the previous page) in the
+    /// page's order — start, then anchor, so samples with equal starts page without loss or repeat — and the
+    /// cursor of the page that follows (nil on the last page). Each page is one indexed seek, however deep.
+    public func samplePage(type: String? = nil, device: String? = nil, from: Date? = nil, to: Date? = nil,
+                           metadata: MetadataPredicate = [:], limit: Int? = nil, newestFirst: Bool = false,
+                           after: SamplePageCursor? = nil) throws(StoreError) -> SamplePage {
         try read { db in
             guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, metadata: metadata, in: db)
-            else { return [] }
-            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql) "
-                + (newestFirst ? "ORDER BY startDate DESC" : "ORDER BY startDate")
+            else { return SamplePage(samples: [], next: nil) }
+            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql)"
             var arguments = filter.arguments
+            if let after {
+                sql += newestFirst ? " AND (startDate < ? OR (startDate = ? AND anchor < ?))"
+                    : " AND (startDate > ? OR (startDate = ? AND anchor > ?))"
+                arguments += [after.startSeconds, after.startSeconds, after.anchor]
+            }
+            sql += newestFirst ? " ORDER BY startDate DESC, anchor DESC" : " ORDER BY startDate, anchor"
             if let limit {
                 sql += " LIMIT ?"
-                arguments += [max(limit, 0)]
+                arguments += [max(limit, 0) + 1]
             }
-            return try Self.summaries(try SampleRecord.fetchAll(db, sql: sql, arguments: arguments), in: db)
+            var records = try SampleRecord.fetchAll(db, sql: sql, arguments: arguments)
+            var next: SamplePageCursor?
+            if let limit, records.count > max(limit, 0) {
+                records.removeLast(records.count - max(limit, 0))
+                next = records.last.map { SamplePageCursor(startSeconds: StoreCoding.seconds($0.start), anchor: $0.anchor) }
+                    ?? after
+            }
+            return SamplePage(samples: try Self.summaries(records, in: db), next: next)
         }
     }
 
@@ -52,58 +74,25 @@ extension HeartDatabase {
         }
     }
 
-    /// The full heartbeat series overlapping `[from, to)`, ordered by start (one read for a whole day).
+    /// The full heartbeat series overlapping `[from, to)`, ordered by start (one read for a whole day; a longer
+    /// range reads with `forEachHeartbeatSeries`, one series at a time).
     public func heartbeatSeries(from: Date, to: Date, device: String? = nil,
                                 metadata: MetadataPredicate = [:]) throws(StoreError) -> [HeartbeatSeriesSample] {
-        let found: ([SampleRecord], [Int64: DeviceInfo]) = try read { db in
-            guard let filter = try RangeFilter(type: Sample.heartbeatSeriesIdentifier, device: device, from: from, to: to,
-                                               metadata: metadata, in: db) else { return ([], [:]) }
-            let records = try SampleRecord.fetchAll(
-                db, sql: "SELECT * FROM samples WHERE \(filter.sql) ORDER BY startDate", arguments: filter.arguments)
-            return (records, try Self.deviceInfos(ids: records.compactMap(\.deviceId), in: db))
-        }
         var result: [HeartbeatSeriesSample] = []
-        result.reserveCapacity(found.0.count)
-        for record in found.0 {
-            if case .heartbeatSeries(let series) = try record.sample(device: try Self.device(of: record, infos: found.1)) {
-                result.append(series)
-            }
-        }
+        try forEachHeartbeatSeries(from: from, to: to, device: device, metadata: metadata) { result.append($0) }
         return result
     }
 
     /// The points of every sample of `type` that overlap `[from, to)`, limited to points overlapping the range
     /// (an instant point at `from` counts), in start order. `device` is a Bluetooth address; `metadata` what the
-    /// samples' own metadata must hold.
+    /// samples' own metadata must hold. A long range reads with `forEachQuantityPoint` instead.
     public func quantities(type: QuantityType, from: Date, to: Date, device: String? = nil,
                            metadata: MetadataPredicate = [:]) throws(StoreError) -> [QuantityPoint] {
-        let rows: [(start: Double, contents: [UInt8])] = try read { db in
-            guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to,
-                                               metadata: metadata, in: db)
-            else { return [] }
-            let cursor = try Row.fetchCursor(
-                db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
-                arguments: filter.arguments)
-            var rows: [(start: Double, contents: [UInt8])] = []
-            while let row = try cursor.next() {
-                let contents = try row.withUnsafeData(atIndex: 1) { $0.map { [UInt8]($0) } ?? [] }
-                rows.append((try row.decode(atIndex: 0), contents))
-            }
-            return rows
-        }
         var points: [QuantityPoint] = []
         var sorted = true
-        for row in rows {
-            let decoded: [QuantityPoint]
-            do {
-                decoded = try QuantitySeriesCoding.decode(row.contents, seriesStart: StoreCoding.date(row.start))
-            } catch {
-                throw StoreError(.corruptBlob, "quantity series at \(StoreCoding.date(row.start)): \(error)")
-            }
-            for point in decoded where point.start < to && point.end >= from {
-                if let last = points.last, point.start < last.start { sorted = false }
-                points.append(point)
-            }
+        try forEachQuantityPoint(type: type, from: from, to: to, device: device, metadata: metadata) { point in
+            if let last = points.last, point.start < last.start { sorted = false }
+            points.append(point)
         }
         if !sorted { points.sort { $0.start < $1.start } }
         return points

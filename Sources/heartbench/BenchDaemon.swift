@@ -9,7 +9,8 @@ final class BenchDaemon {
     let dir: URL
     let socket: String
 
-    init(heartd: String, speed: Double) throws {
+    /// `db`: the store to serve (default a new one in its temporary directory).
+    init(heartd: String, speed: Double, db: String? = nil) throws {
         dir = URL(fileURLWithPath: "/tmp").appendingPathComponent("heartbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socket = dir.appendingPathComponent("control.sock").path
@@ -17,7 +18,7 @@ final class BenchDaemon {
         _ = FileManager.default.createFile(atPath: config, contents: Data())
         process.executableURL = URL(fileURLWithPath: heartd)
         process.arguments = ["--simulate", "--simulate-speed", "\(speed)", "--config", config,
-                             "--db", dir.appendingPathComponent("heart.db").path, "--socket", socket,
+                             "--db", db ?? dir.appendingPathComponent("heart.db").path, "--socket", socket,
                              "--set", "control.group=\"\"", "--log-target", "stderr", "--log-level", "warning"]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

@@ -12,5 +12,5 @@ struct HeartBench: AsyncParsableCommand {
         abstract: "Measures heartd against its performance targets.",
         discussion: "Build with `swift build -c release --product heartbench`; debug builds are not representative.",
         subcommands: [DataBenchmark.self, ControlCommand.self, TimelineCommand.self, SyncBenchmark.self,
-                      SessionBenchmark.self, CaptureBenchmark.self, HRVBenchmark.self])
+                      SessionBenchmark.self, CaptureBenchmark.self, HRVBenchmark.self, ScaleBenchmark.self])
 }

@@ -16,35 +16,65 @@ struct RangeOptions: ParsableArguments {
 }
 
 struct Series: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List samples: heartbeat series, heart-rate series, energy, HRV.")
+    static let configuration = CommandConfiguration(
+        abstract: "List samples: heartbeat series, heart-rate series, energy, HRV.",
+        discussion: "A page at a time (--limit, default 1000): the last line names the --cursor of the next page. "
+            + "--all lists every page, one after another, in bounded memory (with --json one sample per line).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var range: RangeOptions
     @Option(help: "heart-rate, energy, hrv or heartbeat.") var type: String?
-    @Option(help: "At most this many (default 1000).") var limit: Int?
+    @Option(help: "At most this many (per page with --all; default 1000).") var limit: Int?
+    @Option(help: "Start after this mark (the 'next' a page printed).") var cursor: String?
+    @Flag(help: "Every page, one after another.") var all = false
     @OptionGroup var filter: SampleFilterOptions
 
     func run() async throws {
         try await runReporting {
             let scope = filter.scope(range)
-            // include_open: the series still being captured (--db: as of the daemon's last checkpoint)
-            let r = try await global.transport().json(SeriesCall.self, SeriesCall.Params(
-                type: type, device: scope.device, from: scope.from, to: scope.to, limit: limit, session: scope.session,
-                metadata: scope.metadata, includeOpen: true))
-            if global.json { return printJSON(r) }
-            var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
-            for s in r["samples"]?.arrayValue ?? [] {
-                // An open series (still being captured, not stored yet) says so: its data is only so far.
-                let open = s["open"]?.boolValue == true ? " (open)" : ""
-                let type = (s["typeIdentifier"]?.stringValue.map(shortType) ?? "-") + open
-                let a = s["aggregates"]
-                table.add([s["uuid"]?.cell ?? "-", type, s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "-",
-                           (a?["average"] ?? a?["sum"])?.cell ?? "-", a?["minimum"]?.cell ?? "-", a?["maximum"]?.cell ?? "-",
-                           s["device"]?["localIdentifier"]?.cell ?? "-"])
-            }
-            print(table.rows.isEmpty ? "no samples" : table.render())
-            if let open = r["open"]?.intValue, open > 0 {
-                print("\(open) of them still open: captured so far, stored when they finish")
-            }
+            let transport = try global.transport()
+            var cursor = self.cursor
+            var first = true
+            repeat {
+                // include_open: the series still being captured (--db: as of the daemon's last checkpoint), on the last page
+                let r = try await transport.json(SeriesCall.self, SeriesCall.Params(
+                    type: type, device: scope.device, from: scope.from, to: scope.to, limit: limit, session: scope.session,
+                    metadata: scope.metadata, includeOpen: true, cursor: cursor))
+                cursor = r["next"]?.stringValue
+                if global.json {
+                    if all {
+                        for s in r["samples"]?.arrayValue ?? [] { printJSON(s) }
+                    } else {
+                        printJSON(r)
+                    }
+                    continue
+                }
+                printPage(r, header: first)
+                first = false
+            } while all && cursor != nil
+            if !global.json, !all, let cursor { print("more: --cursor \(cursor)") }
+        }
+    }
+
+    func printPage(_ r: JSONValue, header: Bool) {
+        var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
+        for s in r["samples"]?.arrayValue ?? [] {
+            // An open series (still being captured, not stored yet) says so: its data is only so far.
+            let open = s["open"]?.boolValue == true ? " (open)" : ""
+            let type = (s["typeIdentifier"]?.stringValue.map(shortType) ?? "-") + open
+            let a = s["aggregates"]
+            table.add([s["uuid"]?.cell ?? "-", type, s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "-",
+                       (a?["average"] ?? a?["sum"])?.cell ?? "-", a?["minimum"]?.cell ?? "-", a?["maximum"]?.cell ?? "-",
+                       s["device"]?["localIdentifier"]?.cell ?? "-"])
+        }
+        if table.rows.isEmpty {
+            if header { print("no samples") }
+        } else {
+            let text = table.render()
+            print(header ? text : String(text.drop { $0 != "\n" }.dropFirst()))
+        }
+        fflush(nil)
+        if let open = r["open"]?.intValue, open > 0 {
+            print("\(open) of them still open: captured so far, stored when they finish")
         }
     }
 }

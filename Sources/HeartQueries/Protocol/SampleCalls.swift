@@ -22,10 +22,12 @@ public enum SeriesCall: ControlCall {
         public var session: String?
         public var metadata: [String: AllowedValues]?
         public var includeOpen: Bool?
+        /// The previous page's `next`: this page starts after it (keyset paging, one indexed seek however deep).
+        public var cursor: String?
 
         public init(type: String? = nil, device: String? = nil, from: QueryDate? = nil, to: QueryDate? = nil, limit: Int? = nil,
                     order: String? = nil, session: String? = nil, metadata: [String: AllowedValues]? = nil,
-                    includeOpen: Bool? = nil) {
+                    includeOpen: Bool? = nil, cursor: String? = nil) {
             self.type = type
             self.device = device
             self.from = from
@@ -35,21 +37,25 @@ public enum SeriesCall: ControlCall {
             self.session = session
             self.metadata = metadata
             self.includeOpen = includeOpen
+            self.cursor = cursor
         }
 
         enum CodingKeys: String, CodingKey {
-            case type, device, from, to, limit, order, session, metadata, includeOpen = "include_open"
+            case type, device, from, to, limit, order, session, metadata, includeOpen = "include_open", cursor
         }
     }
 
     public struct Result: Codable, Sendable, Hashable {
         public var samples: [Listed]
-        /// With `include_open`: how many of `samples` are open series.
+        /// With `include_open`: how many of `samples` are open series (listed on the last page only).
         public var open: Int?
+        /// The `cursor` of the next page; absent on the last page.
+        public var next: String?
 
-        public init(samples: [Listed], open: Int? = nil) {
+        public init(samples: [Listed], open: Int? = nil, next: String? = nil) {
             self.samples = samples
             self.open = open
+            self.next = next
         }
     }
 

@@ -53,7 +53,8 @@ public struct OpenSeriesQueries {
 
     func series(_ params: [String: JSONValue]) throws(ControlError) -> SeriesCall.Result {
         var result = try queries.mappingErrors { try queries.series(QueryParameters(params)) }
-        guard try QueryParameters(params).bool("include_open") == true else { return result }
+        // The open series follow the stored ones: on the last page only.
+        guard try QueryParameters(params).bool("include_open") == true, result.next == nil else { return result }
         let open = try open(try StoreQueries.scope(of: .series, params))
         result.samples += open.map { SeriesCall.Listed(SampleSummary($0), open: true) }
         result.open = open.count

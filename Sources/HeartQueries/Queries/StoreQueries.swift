@@ -81,9 +81,17 @@ public struct StoreQueries: Sendable {
 
     func series(_ p: QueryParameters) throws -> SeriesCall.Result {
         let scope = try Self.scope(of: .series, p.params, now: p.now)
-        let list = try database.samples(type: scope.type, device: scope.device, from: scope.from, to: scope.to,
-                                        metadata: scope.metadata, limit: scope.limit, newestFirst: scope.newestFirst)
-        return SeriesCall.Result(samples: list.map { SeriesCall.Listed($0) })
+        var after: SamplePageCursor?
+        if let token = try p.string("cursor") {
+            guard let cursor = SamplePageCursor(token: token) else {
+                throw ControlError(.invalidParams, "'cursor' is not a 'next' this method returned")
+            }
+            after = cursor
+        }
+        let page = try database.samplePage(type: scope.type, device: scope.device, from: scope.from, to: scope.to,
+                                           metadata: scope.metadata, limit: scope.limit, newestFirst: scope.newestFirst,
+                                           after: after)
+        return SeriesCall.Result(samples: page.samples.map { SeriesCall.Listed($0) }, next: page.next?.token)
     }
 
     func show(_ p: QueryParameters) throws -> ExportedSample {
@@ -126,15 +134,18 @@ public struct StoreQueries: Sendable {
         if let interval, interval <= 0 { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
         let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
         // The statistics (or buckets) of one device's points, or of every device's with nil; nil when it has none.
+        // The points stream from the store into the buckets' running totals: one stored sample in memory at a time.
         func statistics(device: String?, skipEmpty: Bool = false) throws -> (QuantityStatistics?, [QuantityStatistics]?)? {
-            let points = try database.quantities(type: type, from: from, to: to, device: device, metadata: scope.metadata)
-            if skipEmpty && points.isEmpty { return nil }
-            guard let interval else {
-                return (try QuantityStatistics(points: points, style: type.aggregation, from: from, to: to), nil)
+            var builder = try interval.map { interval throws(StatisticsError) in
+                try QuantityStatisticsBuilder(style: type.aggregation, anchor: anchor, interval: interval, from: from, to: to)
+            } ?? QuantityStatisticsBuilder.single(style: type.aggregation, from: from, to: to)
+            var any = false
+            try database.forEachQuantityPoint(type: type, from: from, to: to, device: device, metadata: scope.metadata) {
+                any = true
+                builder.add($0)
             }
-            let collection = try QuantityStatisticsCollection(points: points, style: type.aggregation, anchor: anchor,
-                                                              interval: interval, from: from, to: to)
-            return (nil, collection.buckets)
+            if skipEmpty && !any { return nil }
+            return interval == nil ? (builder.statistics(), nil) : (nil, builder.collection().buckets)
         }
         let all = try statistics(device: scope.device)
         var result = StatsCall.Result(type: type.shortName, unit: type.unit.rawValue, statistics: all?.0, buckets: all?.1,
@@ -151,24 +162,40 @@ public struct StoreQueries: Sendable {
         return result
     }
 
-    /// HRV of one heartbeat series (`uuid`) or of every series in scope, never across a gap.
+    /// The most beats of a range whose full analysis (`HRVAnalysis`: artifacts, corrected time domain, Poincaré,
+    /// DFA, frequency) is computed, about five days of one strap (~8 MB of beats in memory); beyond it only the
+    /// streamed time domain of the chain as recorded is (`analysis` is null): ask per session or per series.
+    static let analysisBeatLimit = 500_000
+
+    /// HRV of one heartbeat series (`uuid`) or of every series in scope, never across a gap. Over a range the series
+    /// stream from the store one at a time into running sums (`HRVAccumulator`), each series its own segments, so
+    /// months of beats are never in memory together; their beats are kept for the analysis up to
+    /// `analysisBeatLimit`.
     func hrv(_ p: QueryParameters) throws -> HRVCall.Result {
-        let beats: [Beat]
-        if p.params["uuid"] != nil {
-            let uuid = try p.uuid()
-            guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
-            beats = b
-        } else {
+        do {
+            if p.params["uuid"] != nil {
+                let uuid = try p.uuid()
+                guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
+                return HRVCall.Result(try HRVMetrics(beats: b), analysis: try HRVAnalysis(beats: b))
+            }
             let scope = try resolvedScope(of: .hrv, p.params, now: p.now)
             let (from, to) = try range(scope)
-            // Each series starts a new segment: flag its first beat so no RR spans two series.
-            beats = try database.heartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata).flatMap { s in
-                s.beats.enumerated().map { i, b in Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0) }
+            var accumulator = HRVAccumulator()
+            var kept: [Beat]? = []
+            try database.forEachHeartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata) { s in
+                accumulator.add(beats: s.beats)
+                guard let count = kept?.count else { return }
+                if count + s.beats.count > Self.analysisBeatLimit {
+                    kept = nil
+                } else {
+                    // Each series starts a new segment: its first beat is flagged so no RR spans two series.
+                    kept?.append(contentsOf: s.beats.enumerated().map { i, b in
+                        Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0)
+                    })
+                }
             }
-        }
-        do {
-            return HRVCall.Result(try HRVMetrics(beats: beats), analysis: try HRVAnalysis(beats: beats))
-        } catch {
+            return HRVCall.Result(try accumulator.metrics(), analysis: try kept.map { beats throws(HRVError) in try HRVAnalysis(beats: beats) })
+        } catch let error as HRVError {
             throw ControlError(.notFound, "not enough beats for HRV: \(error)")
         }
     }

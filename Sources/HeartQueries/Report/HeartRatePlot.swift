@@ -48,6 +48,6 @@ enum HeartRatePlot {
             content += Markup.element("g", ["class": "series c\(index % ReportPage.colours)", "data-device": device.address], lines)
         }
         return frame.svg(label: "Heart rate over time (bpm)", xTicks: Ticks.times(data.start, data.end),
-                         yTicks: yTicks.map { ($0, Markup.number($0)) }, yTitle: "bpm", xTitle: "UTC", content: content)
+                         yTicks: yTicks.map { ($0, Markup.number($0)) }, yTitle: "bpm", xTitle: Ticks.timeTitle(data.start, data.end), content: content)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The frame every report plot is drawn in: size, margins, the x and y scales and their axes (ticks with labels).
 struct PlotFrame {
     var width = 960.0
@@ -64,7 +66,9 @@ enum Ticks {
         return stride(from: first, through: last, by: 1).map { $0 * step }
     }
 
-    /// Clock-time ticks for [t0, t1] (seconds since the reference date, labelled in UTC).
+    /// Time ticks for [t0, t1] (seconds since the reference date, labelled in UTC): clock times within a day, a
+    /// tick at midnight labelled with its date (`YYYY-MM-DD`), and whole days beyond a few days, so a range of
+    /// months reads as dates, never as a row of `00:00`.
     static func times(_ t0: Double, _ t1: Double, count: Int = 6) -> [(Double, String)] {
         let span = t1 - t0
         let steps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
@@ -72,10 +76,23 @@ enum Ticks {
         var t = (t0 / step).rounded(.up) * step
         var result: [(Double, String)] = []
         while t <= t1 {
-            result.append((t, clock(t, seconds: step < 60)))
+            let midnight = t.truncatingRemainder(dividingBy: 86400) == 0
+            result.append((t, midnight && step >= 60 ? day(t) : clock(t, seconds: step < 60)))
             t += step
         }
         return result
+    }
+
+    /// The axis title under time ticks: the zone, and the day of `t0` when no tick says it.
+    static func timeTitle(_ t0: Double, _ t1: Double) -> String {
+        t1 - t0 <= 86400 ? "UTC, " + day(t0) : "UTC"
+    }
+
+    /// `YYYY-MM-DD` in UTC of a time since the reference date.
+    static func day(_ t: Double) -> String {
+        let c = Calendar.utc.dateComponents([.year, .month, .day], from: Date(timeIntervalSinceReferenceDate: t))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year ?? 0)-" + two(c.month ?? 0) + "-" + two(c.day ?? 0)
     }
 
     /// `HH:mm` (or `HH:mm:ss`) in UTC of a time since the reference date (2001-01-01, a midnight).

@@ -14,15 +14,19 @@ public struct ReportData: Sendable {
     public var devices: [ReportDevice]
     /// When the report was made (shown on the page).
     public var generated: Date
+    /// For a range longer than `ReportTrend.threshold`: the trends drawn instead of beat-level plots (the devices
+    /// then carry no points or series).
+    public var trend: ReportTrend?
 
     public init(session: Session?, from: Date, to: Date, statistics: SessionStatistics, devices: [ReportDevice],
-                generated: Date) {
+                generated: Date, trend: ReportTrend? = nil) {
         self.session = session
         self.from = from
         self.to = to
         self.statistics = statistics
         self.devices = devices
         self.generated = generated
+        self.trend = trend
     }
 
     var start: Double { from.timeIntervalSinceReferenceDate }

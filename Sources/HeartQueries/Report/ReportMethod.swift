@@ -56,20 +56,65 @@ extension StoreQueries {
         let known = try database.devices()
         let everyDevice = addresses.isEmpty
         if everyDevice { addresses = known.compactMap(\.address) }
+        func info(_ address: String) -> DeviceInfo? {
+            known.first { $0.address?.caseInsensitiveCompare(address) == .orderedSame }?.info
+        }
+        if to.timeIntervalSince(from) > ReportTrend.threshold {
+            return try trendData(session: session, from: from, to: to, addresses: addresses, everyDevice: everyDevice,
+                                 info: info, now: now)
+        }
         var devices: [ReportDevice] = []
         var energy: [QuantityPoint] = []
         for address in addresses {
-            let info = known.first { $0.address?.caseInsensitiveCompare(address) == .orderedSame }?.info
             let series = try database.heartbeatSeries(from: from, to: to, device: address)
             let heartRate = try database.quantities(type: .heartRate, from: from, to: to, device: address)
             if session == nil { energy += try database.quantities(type: .activeEnergyBurned, from: from, to: to, device: address) }
             // Every device: those with data in the range; named ones always (a session may cover a sensor that never came).
             if everyDevice && series.isEmpty && heartRate.isEmpty { continue }
-            devices.append(ReportDevice(address: address, info: info, heartRate: heartRate, series: series))
+            devices.append(ReportDevice(address: address, info: info(address), heartRate: heartRate, series: series))
         }
-        let statistics = try session?.statistics ?? SessionStatistics(
+        var statistics = try session?.statistics ?? SessionStatistics(
             start: from, end: to, heartbeatSeries: devices.flatMap(\.series), heartRate: devices.flatMap(\.heartRate),
             energy: energy)
+        if session == nil {
+            // A range's time with gaps counts only within the span that has beats, not the hours around them.
+            let t0 = from.timeIntervalSinceReferenceDate, t1 = to.timeIntervalSinceReferenceDate
+            var first = Double.infinity, last = -Double.infinity
+            for s in devices.flatMap(\.series) {
+                let base = s.start.timeIntervalSinceReferenceDate
+                for beat in s.beats where base + beat.offset >= t0 && base + beat.offset < t1 {
+                    first = min(first, base + beat.offset)
+                    last = max(last, base + beat.offset)
+                }
+            }
+            statistics.gapSeconds = first <= last ? max(0, statistics.gapSeconds - (first - t0) - (t1 - last)) : 0
+        }
         return ReportData(session: session, from: from, to: to, statistics: statistics, devices: devices, generated: now)
+    }
+
+    /// A long range's report data: every device's heart rate and series streamed from the store into the trend's
+    /// buckets, one stored sample at a time; a session keeps its stored statistics.
+    func trendData(session: Session?, from: Date, to: Date, addresses: [String], everyDevice: Bool,
+                   info: (String) -> DeviceInfo?, now: Date) throws -> ReportData {
+        var builder = try ReportTrendBuilder(from: from, to: to)
+        var devices: [ReportDevice] = []
+        for address in addresses {
+            var any = false
+            try database.forEachHeartbeatSeries(from: from, to: to, device: address) { any = true; builder.add(series: $0) }
+            try database.forEachQuantityPoint(type: .heartRate, from: from, to: to, device: address) {
+                any = true
+                builder.add(heartRate: $0)
+            }
+            if session == nil {
+                try database.forEachQuantityPoint(type: .activeEnergyBurned, from: from, to: to, device: address) {
+                    builder.add(energy: $0)
+                }
+            }
+            if everyDevice && !any { continue }
+            devices.append(ReportDevice(address: address, info: info(address), heartRate: [], series: []))
+        }
+        let (trend, statistics) = builder.finish()
+        return ReportData(session: session, from: from, to: to, statistics: session?.statistics ?? statistics,
+                          devices: devices, generated: now, trend: trend)
     }
 }

@@ -13,16 +13,31 @@ public enum ReportPage {
         var body = Markup.text("h1", [:], title)
         body += Markup.element("p", ["class": "scope"], Markup.escape(scopeLine(data)))
         body += Markup.text("h2", [:], "Statistics and HRV")
-        body += ReportTables.statistics(data.statistics)
-        body += Markup.text("h2", [:], "Heart rate")
-        body += figure(HeartRatePlot.render(data, downsampling: downsampling), legend(data),
-                       "Breaks in a line are gaps: no heart-rate value was stored there.")
-        body += Markup.text("h2", [:], "RR tachogram")
-        body += figure(TachogramPlot.render(data, segments: segments, downsampling: downsampling), legend(data),
-                       "Dashed red lines mark beats stored after a gap (precededByGap); no line is drawn across one.")
-        body += Markup.text("h2", [:], "Poincaré plot")
-        body += figure(PoincarePlot.render(segments, downsampling: downsampling), "",
-                       "Pairs of consecutive RR intervals of the same segment, never across a gap or between series.")
+        body += ReportTables.statistics(data.statistics, gapsWithinData: data.session == nil)
+        if let trend = data.trend {
+            body += Markup.text("h2", [:], "Heart rate per " + (trend.interval >= 86400 ? "day" : "hour"))
+            body += figure(TrendPlot.heartRate(data, trend), legend(data),
+                           "The band runs from the lowest to the highest value, the line is the time-weighted average and "
+                           + "the dots each day's \(ReportTrend.restingDefinition); every device together. A break is a "
+                           + "bucket without values.")
+            body += Markup.text("h2", [:], "HRV per " + (trend.interval >= 86400 ? "day" : "hour"))
+            body += figure(TrendPlot.hrv(data, trend), "",
+                           "RMSSD (blue) and SDNN (orange) of the RR intervals in each bucket, never across a gap or between "
+                           + "series. Beat-level plots (tachogram, Poincaré) are drawn for ranges up to "
+                           + "\(Int(ReportTrend.threshold / 86400)) days.")
+            body += Markup.text("h2", [:], "Days")
+            body += TrendPlot.days(trend)
+        } else {
+            body += Markup.text("h2", [:], "Heart rate")
+            body += figure(HeartRatePlot.render(data, downsampling: downsampling), legend(data),
+                           "Breaks in a line are gaps: no heart-rate value was stored there.")
+            body += Markup.text("h2", [:], "RR tachogram")
+            body += figure(TachogramPlot.render(data, segments: segments, downsampling: downsampling), legend(data),
+                           "Dashed red lines mark beats stored after a gap (precededByGap); no line is drawn across one.")
+            body += Markup.text("h2", [:], "Poincaré plot")
+            body += figure(PoincarePlot.render(segments, downsampling: downsampling), "",
+                           "Pairs of consecutive RR intervals of the same segment, never across a gap or between series.")
+        }
         if let session = data.session { body += ReportTables.session(session) }
         body += Markup.text("h2", [:], "Devices")
         body += ReportTables.devices(data.devices)
@@ -69,6 +84,8 @@ public enum ReportPage {
     .frame{fill:none;stroke:#999}.grid{stroke:#eee}.tick,.axis-title{font-size:11px;fill:#555}
     .hr-stretch,.rr-segment{fill:none;stroke-width:1.2;stroke-linejoin:round;stroke-linecap:round}
     .gap-marker{stroke:#d33;stroke-dasharray:4 3;stroke-width:1}.identity{stroke:#bbb;stroke-dasharray:3 3}
+    .hr-band{fill:#1f5fa8;fill-opacity:.25;stroke:none}.hr-average{fill:none;stroke:#1f5fa8;stroke-width:1.2}
+    .resting{fill:#c2571a}.hrv-line{fill:none;stroke-width:1.2}
     .pair{fill:#1f5fa8;fill-opacity:.5}.pair-cell{fill:#1f5fa8}
     .c0{stroke:#1f5fa8;color:#1f5fa8}.c1{stroke:#c2571a;color:#c2571a}.c2{stroke:#2a8a3e;color:#2a8a3e}.c3{stroke:#7a3fa0;color:#7a3fa0}
     """

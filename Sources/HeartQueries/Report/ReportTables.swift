@@ -4,7 +4,8 @@ import HealthModel
 /// The report's tables: statistics and HRV, the session's own fields and metadata, the devices' HKDevice fields.
 enum ReportTables {
     /// `SessionStatistics` as the model computed them; nothing is recomputed here.
-    static func statistics(_ s: SessionStatistics) -> String {
+    /// `gapsWithinData`: a range's time with gaps counts between its first and last beat (a session's, over its span).
+    static func statistics(_ s: SessionStatistics, gapsWithinData: Bool = false) -> String {
         let rows: [(String, String)] = [
             ("Duration", duration(s.durationSeconds)),
             ("Beats", String(s.beats)),
@@ -15,7 +16,7 @@ enum ReportTables {
             ("RMSSD", fixed(s.rmssdMs, "ms")),
             ("pNN50", fixed(s.pnn50Percent, "%")),
             ("Active energy", fixed(s.activeEnergyKJ, "kJ")),
-            ("Time with gaps", fixed(s.gapSeconds, "s")),
+            (gapsWithinData ? "Time with gaps (between the first and the last beat)" : "Time with gaps", fixed(s.gapSeconds, "s")),
         ]
         return table(rows.map { [Markup.escape($0.0), $0.1] }, header: ["", "value"], numeric: 1, id: "statistics")
     }

@@ -37,7 +37,7 @@ enum TachogramPlot {
                                              "data-device": data.devices[index].address], paths)
         }
         return frame.svg(label: "RR tachogram (ms), gaps marked", xTicks: Ticks.times(data.start, data.end),
-                         yTicks: yTicks.map { ($0, Markup.number($0)) }, yTitle: "RR ms", xTitle: "UTC", content: content)
+                         yTicks: yTicks.map { ($0, Markup.number($0)) }, yTitle: "RR ms", xTitle: Ticks.timeTitle(data.start, data.end), content: content)
     }
 }
 

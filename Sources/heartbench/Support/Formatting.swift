@@ -25,4 +25,6 @@ enum Fmt {
     static func rate(_ perSecond: Double) -> String { count(Int(perSecond.rounded())) + " /s" }
 
     static func bytes(_ value: Int64) -> String { count(Int(value)) + " B" }
+
+    static func mib(_ value: Int64) -> String { fixed(Double(value) / 1_048_576, 1) + " MiB" }
 }

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Control
+import Foundation
+import HeartQueries
+
+/// `heartbench scale`: months of real RR (`RealRRRecording`, imported by `heartd replay`) and every range read over
+/// them — `heartctl --db` as a process (wall time, peak memory) and the same request on a running daemon's socket
+/// (its wall time, the daemon's peak and resident memory after) — beside a naive SQLite table of one row per beat and
+/// per value (`scripts/bench/naive_import.py`, queried by sqlite3), each figure beside issue 31's target for a year.
+struct ScaleBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scale", abstract: "Range reads over months of real-RR data: time and peak memory against targets.")
+
+    @Option(help: "Days of the real-RR recording (default 30; 2 with --quick).") var days: Int?
+    @Flag(help: "CI-friendly run: 2 days.") var quick = false
+    @Option(help: "The heartctl to measure (default: the one built beside heartbench).") var heartctl: String?
+    @Option(help: "The heartd to import with and serve the socket reads (default: the one built beside heartbench).")
+    var heartd: String?
+    @Flag(help: "Leave out the naive importer and its queries.") var noNaive = false
+    @Option(help: "Also write the markdown report to this file.") var output: String?
+    @Flag(help: "Keep the files (their directory is printed).") var keepFiles = false
+
+    static let memoryTarget: Int64 = 64 << 20
+
+    func run() async throws {
+        let days = self.days ?? (quick ? 2 : 30)
+        guard days >= 1 else { throw ValidationError("--days must be at least 1") }
+        let heartctl = try self.heartctl ?? ReplayBenchmark.executable("heartctl")
+        let heartd = try self.heartd ?? ReplayBenchmark.executable("heartd")
+        let workspace = try Workspace()
+        defer { if keepFiles { print("files kept in \(workspace.directory)") } else { workspace.remove() } }
+        var table = ResultTable()
+        progress("heartbench scale: \(days) day(s) of real RR; files in \(workspace.directory)")
+        let file = workspace.path("real-rr.jsonl")
+        let fileBytes = try RealRRRecording.write(days: days, to: file)
+        let store = workspace.path("heart.db")
+        let imported = try ReplayBenchmark.timed(heartd, ["replay", "--db", store, file])
+        let storeBytes = Self.bytes(store, ["", "-wal", "-open"])
+        var naiveStore: String?
+        var naiveImport: ReplayBenchmark.Timing?
+        if !noNaive {
+            let path = workspace.path("naive.sqlite")
+            naiveImport = try ReplayBenchmark.timed("/usr/bin/env", ["python3", ReplayBenchmark.naiveScript(), file, path]).timing
+            naiveStore = path
+        }
+        table.add("Import \(days) day(s) (`heartd replay`), wall", heartd: Fmt.s(imported.timing.wall),
+                  baseline: naiveImport.map { "naive importer \(Fmt.s($0.wall))" } ?? "—")
+        table.add("Store size", heartd: Fmt.bytes(storeBytes),
+                  baseline: naiveStore.map { Fmt.bytes(Self.bytes($0, [""])) } ?? "—")
+        let from = Date(timeIntervalSince1970: RealRRRecording.startUnix)
+        let to = from.addingTimeInterval(Double(days) * 86_400)
+        let report = workspace.path("report.html")
+        let reads = ScaleRead.all(store: store, from: from, to: to, report: report)
+        let scale = 365.0 / Double(days)
+        for read in reads {
+            var run = try ChildRun.run(heartctl, read.heartctl, output: workspace.path("out"))
+            if run.status == 64, read.heartctl.contains("--all") {
+                // A heartctl without pages (before issue 31): one listing of everything.
+                run = try ChildRun.run(heartctl, read.heartctl.filter { $0 != "--all" }.map { $0 == "1000" ? "100000000" : $0 },
+                                       output: workspace.path("out"))
+            }
+            var baseline = "—"
+            if let sql = read.naiveSQL, let naiveStore {
+                let n = try ChildRun.run("/usr/bin/sqlite3", [naiveStore, sql], output: workspace.path("naive-out"))
+                baseline = "sqlite3 \(Fmt.s(n.wall)), \(Fmt.mib(n.peakBytes))"
+            }
+            let target = read.yearTarget.map { "year < \(Fmt.s($0)) (here × \(Fmt.fixed(scale, 1)) ≈ \(Fmt.s(run.wall * scale))); ≤ 64 MiB" }
+                ?? "≤ 64 MiB"
+            let ok = run.status == 0 && run.peakBytes <= Self.memoryTarget && read.yearTarget.map { run.wall * scale < $0 } ?? true
+            table.add("`heartctl --db` \(read.name): wall, peak memory", heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))"
+                      + (run.status == 0 ? "" : " (exit \(run.status))"), baseline: baseline, target: target, verdict: Verdict(ok))
+            if read.method == .report, let size = try? FileManager.default.attributesOfItem(atPath: report)[.size] as? NSNumber {
+                table.add("Report size", heartd: Fmt.bytes(size.int64Value), target: "< 2 MB",
+                          verdict: Verdict(size.int64Value < 2_000_000))
+            }
+        }
+        try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table)
+        table.note("Data: \(days) day(s) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
+            + "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \(imported.output).")
+        table.note("Peak memory: `heartctl` — the child's VmHWM (ru_maxrss from wait4); daemon — its VmHWM over the request "
+            + "(reset with clear_refs 5 before it), then its VmRSS after. Year figures scale the wall time linearly.")
+        table.note("Not measured here: notification-handling p99 while a read runs; `--central` (PostgreSQL).")
+        let markdown = BenchmarkReport.render(title: "heartbench scale", table: table, machine: MachineInfo.current(),
+                                              sqliteVersion: "—", command: BenchmarkReport.commandLine)
+        try BenchmarkReport.emit(markdown, to: output)
+        if table.missedCount > 0 { print("\(table.missedCount) target(s) missed (see the ok? column)") }
+    }
+
+    /// Each read as one request on a daemon serving the store (`heartd --simulate`: a live strap beside it).
+    func socketReads(_ reads: [ScaleRead], heartd: String, store: String, scale: Double, into table: inout ResultTable) throws {
+        let daemon = try BenchDaemon(heartd: heartd, speed: 1, db: store)
+        defer { daemon.stop() }
+        let pid = daemon.process.processIdentifier
+        let connection = try BenchConnection(path: daemon.socket)
+        let baseline = ProcessMemory.rss(pid) ?? 0
+        for (id, read) in reads.enumerated() where !read.params.isEmpty {
+            ProcessMemory.resetPeak(pid)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let line = try connection.roundTrip(ControlRequest(id: id + 1, method: read.method.rawValue, params: read.params))
+            let wall = (clock.now - start).seconds
+            let peak = ProcessMemory.peak(pid) ?? 0, after = ProcessMemory.rss(pid) ?? 0
+            let failed = line.count < 200 && String(decoding: line, as: UTF8.self).contains("\"error\"")
+            let target = read.yearTarget.map { "year < \(Fmt.s($0)) (≈ \(Fmt.s(wall * scale))); ≤ 64 MiB" } ?? "≤ 64 MiB"
+            table.add("socket \(read.name): wall, heartd peak (resident after)",
+                      heartd: "\(Fmt.s(wall)), \(Fmt.mib(peak)) (\(Fmt.mib(after)))" + (failed ? " (error)" : ""),
+                      baseline: "heartd resident before: \(Fmt.mib(baseline))", target: target,
+                      verdict: Verdict(!failed && peak - baseline <= Self.memoryTarget && read.yearTarget.map { wall * scale < $0 } ?? true))
+        }
+    }
+
+    static func bytes(_ path: String, _ suffixes: [String]) -> Int64 {
+        suffixes.reduce(0) { total, suffix in
+            total + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Control
+import Foundation
+import HealthModel
+@testable import HeartQueries
+import HeartStore
+import TestBus
+import Testing
+
+/// The range reads stream the store (one sample at a time) and give the answers the whole-range reads gave: `stats`
+/// per bucket and overall, `hrv` over every series (never across two), `series` page by page with a cursor (every
+/// sample once, equal starts included), and a long `report` drawn as a dated daily trend.
+@Suite("streamed range reads", .serialized)
+struct StreamedReadTests {
+    static func store(days: Int) throws -> (TestDirectory, StoreQueries) {
+        let dir = try TestDirectory("streamed")
+        try LongStore.write(dir.file("heart.db"), days: days)
+        return (dir, StoreQueries(database: try HeartDatabase.openReadOnly(path: dir.file("heart.db"))))
+    }
+
+    static func range(days: Int) -> [String: JSONValue] {
+        ["from": .string(ExportDates.iso(LongStore.t0)),
+         "to": .string(ExportDates.iso(LongStore.t0.addingTimeInterval(Double(days) * 86_400)))]
+    }
+
+    static func call<C: ControlCall>(_ queries: StoreQueries, _ call: C.Type, _ params: [String: JSONValue]) throws -> C.Result {
+        try C.result(try queries.handle(C.method, params))
+    }
+
+    @Test func statisticsAndHRVMatchTheWholeRangeComputation() throws {
+        let (dir, queries) = try Self.store(days: 2)
+        defer { dir.remove() }
+        let from = LongStore.t0, to = LongStore.t0.addingTimeInterval(2 * 86_400)
+        let points = try queries.database.quantities(type: .heartRate, from: from, to: to)
+        var params = Self.range(days: 2)
+        params["interval"] = .int(3600)
+        let buckets = try Self.call(queries, StatsCall.self, params).buckets
+        let expected = try QuantityStatisticsCollection(points: points, style: .discreteTemporallyWeighted, anchor: from,
+                                                        interval: 3600, from: from, to: to).buckets
+        #expect(buckets == expected)
+        let overall = try Self.call(queries, StatsCall.self, Self.range(days: 2))
+        #expect(overall.statistics == (try QuantityStatistics(points: points, style: .discreteTemporallyWeighted, from: from, to: to)))
+
+        let series = try queries.database.heartbeatSeries(from: from, to: to)
+        let whole = try HRVMetrics(segments: series.flatMap { HRVMetrics.segments(of: $0.beats) })
+        let streamed = try Self.call(queries, HRVCall.self, Self.range(days: 2))
+        #expect(streamed.count == whole.count)
+        #expect(abs(streamed.sdnnMs - whole.sdnnMs) < 1e-9 * whole.sdnnMs)
+        #expect(abs((streamed.rmssdMs ?? 0) - (whole.rmssdMs ?? 1)) < 1e-9 * (whole.rmssdMs ?? 1))
+        #expect(abs(streamed.meanHeartRateBpm - whole.meanHeartRateBpm) < 1e-9 * whole.meanHeartRateBpm)
+    }
+
+    @Test func seriesPagesListEverySampleOnceInOrder() throws {
+        let (dir, queries) = try Self.store(days: 1)
+        defer { dir.remove() }
+        let everything = try queries.database.samples().map(\.uuid)
+        #expect(everything.count == 48)
+        for order in ["oldest", "newest"] {
+            var listed: [UUID] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try queries.answer(SeriesCall.self, SeriesCall.Params(limit: 5, order: order == "newest" ? "newest" : nil,
+                                                                                   cursor: cursor))
+                listed += page.samples.map(\.summary.uuid)
+                cursor = page.next
+                pages += 1
+            } while cursor != nil && pages < 100
+            #expect(listed.count == 48 && Set(listed).count == 48, "\(order)")
+            #expect(listed == (order == "newest" ? everything.reversed() : everything))
+            #expect(pages == 10)
+        }
+        #expect(throws: ControlError.self) { try queries.answer(SeriesCall.self, SeriesCall.Params(cursor: "nope")) }
+    }
+
+    @Test func aLongReportIsADatedDailyTrend() throws {
+        let (dir, queries) = try Self.store(days: 5)
+        defer { dir.remove() }
+        // Ten days around five days of data: a day before, four after.
+        var params = Self.range(days: 9)
+        params["from"] = .string(ExportDates.iso(LongStore.t0.addingTimeInterval(-86_400)))
+        let result = try Self.call(queries, ReportCall.self, params)
+        let html = result.html
+        #expect(result.beats > 500_000)
+        #expect(html.contains("id=\"days\"") && html.contains("resting heart rate: the day"))
+        // One row per day with data, no beat-level plot.
+        let days = html.components(separatedBy: "<table id=\"days\">")[1].components(separatedBy: "</table>")[0]
+        #expect(days.components(separatedBy: "<tr>").count - 2 == 5)
+        #expect(!html.contains("class=\"rr-segment\"") && !html.contains("class=\"pair"))
+        #expect(html.contains("class=\"hr-band\"") && html.contains("class=\"resting\"") && html.contains("rmssd"))
+        // Dated ticks; never a row of 00:00.
+        let ticks = html.matches(of: /class="tick"[^>]*>([^<]*)</).map { String($0.1) }
+        #expect(ticks.contains { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil }, "\(ticks)")
+        #expect(!ticks.contains("00:00"))
+        // Time with gaps: within the five days that have beats (an hour ends ~10 s before the next begins), not the
+        // empty days around them.
+        let gaps = try #require(html.firstMatch(of: /first and the last beat\)<\/th><td class="num">([0-9.]+) s/).map { Double($0.1) ?? -1 })
+        #expect(gaps > 0 && gaps < 5 * 24 * 15, "\(gaps)")
+        // A day keeps the beat-level plots, with its date under the axis.
+        let day = try Self.call(queries, ReportCall.self, Self.range(days: 1)).html
+        #expect(day.contains("class=\"rr-segment\"") && day.contains("class=\"pair") && !day.contains("id=\"days\""))
+        #expect(day.contains("UTC, " + Ticks.day(LongStore.t0.timeIntervalSinceReferenceDate)))
+    }
+}
