@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release build heartd ships as: heartd, heartctl and heartd-sync with the Swift runtime and Foundation linked
+# The release build heartd ships as: heartd, heartctl, heartd-sync, heartd-web and heartd-mqtt with the Swift runtime and Foundation linked
 # statically (--static-swift-stdlib) into .build-static/release; prints that directory. Unstripped: scripts/install.sh
 # strips them and keeps their debug info beside them. The system's libdbus, libsqlite3 and
 # libsystemd stay shared. Why (docs/BENCHMARKS.md, "Memory"): the static daemon keeps resident only the pages it
@@ -15,12 +15,12 @@
 # runs as before.
 # A first build takes 10–45 min (BoringSSL, NIO and GRDB optimised), then only what changed.
 #   RELR=0 scripts/build-release.sh           # the default link (no lld, no packed relocations)
-#   scripts/build-release.sh                  # heartd, heartctl and heartd-sync
+#   scripts/build-release.sh                  # heartd, heartctl, heartd-sync, heartd-web and heartd-mqtt
 #   scripts/build-release.sh heartd           # only these products
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(heartd heartctl heartd-sync heartd-web)
+[ ${#products[@]} -gt 0 ] || products=(heartd heartctl heartd-sync heartd-web heartd-mqtt)
 # glibc learnt DT_RELR in 2.36; an executable with it does not start on an older one ("GLIBC_ABI_DT_RELR not found").
 relr_supported() {
   local lld=$1 version

@@ -28,11 +28,12 @@ SDLAB="$SDLAB" scripts/sdlab/build-image.sh >&2
 
 # The shipped static build (the guest has Debian 12's libdbus and libsqlite3 but no Swift runtime), shared with
 # scripts/lab-test.sh.
-RELEASE=$(scripts/build-release.sh heartd heartctl heartd-sync)
+# Every program: install.sh installs them all (heartd-web and heartd-mqtt are installed, never enabled).
+RELEASE=$(scripts/build-release.sh heartd heartctl heartd-sync heartd-web heartd-mqtt)
 BIN=$(mktemp -d /tmp/heartd-sdlab-bin.XXXXXX)
 OUT=$(mktemp -d /tmp/heartd-sdlab-out.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
-cp "$RELEASE/heartd" "$RELEASE/heartctl" "$RELEASE/heartd-sync" "$BIN/"
+cp "$RELEASE/heartd" "$RELEASE/heartctl" "$RELEASE/heartd-sync" "$RELEASE/heartd-web" "$RELEASE/heartd-mqtt" "$BIN/"
 
 # 2 notifications/s with one RR each at 120 bpm, as scripts/lab-test.sh.
 set +e

@@ -7,7 +7,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/build"
 printf '#include <stdio.h>\nint main(void) { puts(NAME); return 0; }\n' > "$tmp/standin.c"
-for b in heartd heartctl heartd-sync heartd-web; do "${CC:-cc}" -g -DNAME="\"$b\"" -o "$tmp/build/$b" "$tmp/standin.c"; done
+for b in heartd heartctl heartd-sync heartd-web heartd-mqtt; do "${CC:-cc}" -g -DNAME="\"$b\"" -o "$tmp/build/$b" "$tmp/standin.c"; done
 stage="$tmp/stage"
 passed=0 failed=0
 check() { if eval "$2"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $1" >&2; fi; }
@@ -17,7 +17,7 @@ check "binaries installed" '[ -x "$stage/opt/hd/bin/heartd" ] && [ -x "$stage/op
 check "installed binaries run" '[ "$("$stage/opt/hd/bin/heartd-sync")" = heartd-sync ]'
 # Stripped, the debug info beside them under /usr/lib/debug, named by the binary's .gnu_debuglink.
 has_section() { readelf -S -W "$1" 2>/dev/null | grep -q " $2 "; }
-for b in heartd heartctl heartd-sync heartd-web; do
+for b in heartd heartctl heartd-sync heartd-web heartd-mqtt; do
   check "$b stripped" '! has_section "$stage/opt/hd/bin/$b" .debug_info && ! has_section "$stage/opt/hd/bin/$b" .symtab'
   check "$b debug info beside it" 'has_section "$stage/usr/lib/debug/opt/hd/bin/$b.debug" .debug_info'
   check "$b names its debug file" 'readelf -p .gnu_debuglink "$stage/opt/hd/bin/$b" | grep -q "$b.debug"'
@@ -25,6 +25,7 @@ done
 check "unit installed with PREFIX path" 'grep -q "^ExecStart=/opt/hd/bin/heartd --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd.service"'
 check "sync unit runs heartd-sync" 'grep -q "^ExecStart=/opt/hd/bin/heartd-sync --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd-sync.service"'
 check "web unit runs heartd-web" 'grep -q "^ExecStart=/opt/hd/bin/heartd-web --config /etc/heartd/heartd.toml$" "$stage/etc/systemd/system/heartd-web.service"'
+check "mqtt unit runs heartd-mqtt" 'grep -q "^ExecStart=/opt/hd/bin/heartd-mqtt" "$stage/etc/systemd/system/heartd-mqtt.service"'
 check "sysusers installed" '[ -f "$stage/etc/sysusers.d/heartd.conf" ]'
 check "tmpfiles installed" '[ -f "$stage/etc/tmpfiles.d/heartd.conf" ]'
 check "udev rule installed on request" '[ -f "$stage/etc/udev/rules.d/90-heartd.rules" ]'

@@ -35,18 +35,18 @@ live=0
 if [ -z "$DESTDIR" ] && { [ -d /run/systemd/system ] || [ "$DRY_RUN" -eq 1 ]; }; then live=1; fi
 
 if [ "$live" -eq 1 ]; then
-  run systemctl disable --now heartd-web.service heartd-sync.service heartd.service || true
+  run systemctl disable --now heartd-mqtt.service heartd-web.service heartd-sync.service heartd.service || true
 fi
 
 for file in \
-  "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" "$PREFIX/bin/heartd-sync" "$PREFIX/bin/heartd-web" \
-  "$DEBUGDIR$PREFIX/bin/heartd.debug" "$DEBUGDIR$PREFIX/bin/heartctl.debug" "$DEBUGDIR$PREFIX/bin/heartd-sync.debug" "$DEBUGDIR$PREFIX/bin/heartd-web.debug" \
-  "$SYSCONFDIR/systemd/system/heartd.service" "$SYSCONFDIR/systemd/system/heartd-sync.service" "$SYSCONFDIR/systemd/system/heartd-web.service" \
+  "$PREFIX/bin/heartd" "$PREFIX/bin/heartctl" "$PREFIX/bin/heartd-sync" "$PREFIX/bin/heartd-web" "$PREFIX/bin/heartd-mqtt" \
+  "$DEBUGDIR$PREFIX/bin/heartd.debug" "$DEBUGDIR$PREFIX/bin/heartctl.debug" "$DEBUGDIR$PREFIX/bin/heartd-sync.debug" "$DEBUGDIR$PREFIX/bin/heartd-web.debug" "$DEBUGDIR$PREFIX/bin/heartd-mqtt.debug" \
+  "$SYSCONFDIR/systemd/system/heartd.service" "$SYSCONFDIR/systemd/system/heartd-sync.service" "$SYSCONFDIR/systemd/system/heartd-web.service" "$SYSCONFDIR/systemd/system/heartd-mqtt.service" \
   "$SYSCONFDIR/sysusers.d/heartd.conf" "$SYSCONFDIR/tmpfiles.d/heartd.conf" \
   "$SYSCONFDIR/udev/rules.d/90-heartd.rules" "$PREFIX/lib/systemd/catalog/heartd.catalog" \
   "$PREFIX/share/doc/heartd/heartd.toml.example" "$PREFIX/share/doc/heartd/CONFIGURATION.md" \
-  "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" "$PREFIX/share/doc/heartd/CENTRAL.md" "$PREFIX/share/doc/heartd/WEB.md" \
-  "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" "$PREFIX/share/man/man8/heartd-sync.8" "$PREFIX/share/man/man8/heartd-web.8" \
+  "$PREFIX/share/doc/heartd/udev.md" "$PREFIX/share/doc/heartd/CONTROL.md" "$PREFIX/share/doc/heartd/CENTRAL.md" "$PREFIX/share/doc/heartd/WEB.md" "$PREFIX/share/doc/heartd/MQTT.md" \
+  "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" "$PREFIX/share/man/man8/heartd-sync.8" "$PREFIX/share/man/man8/heartd-web.8" "$PREFIX/share/man/man8/heartd-mqtt.8" \
   "$PREFIX/share/bash-completion/completions/heartctl" "$PREFIX/share/bash-completion/completions/heartd" \
   "$PREFIX/share/bash-completion/completions/heartd-sync" "$PREFIX/share/bash-completion/completions/heartd-web" \
   "$PREFIX/share/zsh/site-functions/_heartctl" "$PREFIX/share/zsh/site-functions/_heartd" \

@@ -1,35 +1,21 @@
 import Foundation
 import Glibc
+import TestBus
 
 /// A process run to its end with its wall time and peak resident memory: the child's high-water mark (VmHWM), as
-/// `wait4` gives it (`ru_maxrss`). A small python3 parent forks and waits for it: a child spawned by heartbench itself
-/// would start its count at heartbench's size (vfork shares it until exec and the kernel keeps the larger).
+/// `wait4` gives it (`PeakMemoryWaiter`).
 /// Standard output goes to `output`.
 struct ChildRun {
     var wall: Double
     var peakBytes: Int64
     var status: Int32
 
-    static let waiter = """
-import os, sys
-out, argv = sys.argv[1], sys.argv[2:]
-pid = os.fork()
-if pid == 0:
-    os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    os.execv(argv[0], argv)
-_, status, usage = os.wait4(pid, 0)
-print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
-"""
-
     static func run(_ path: String, _ arguments: [String], output: String = "/dev/null") throws -> ChildRun {
         let clock = ContinuousClock()
         let start = clock.now
-        let r = try ReplayBenchmark.timed("/usr/bin/env", ["python3", "-c", waiter, output, path] + arguments)
-        let fields = r.output.split(separator: " ").compactMap { Int64($0) }
-        guard fields.count == 2 else { throw BenchmarkError("no peak memory for \(path): \(r.output)") }
-        return ChildRun(wall: (clock.now - start).seconds, peakBytes: fields[0] * 1024, status: Int32(fields[1]))
+        let r = try ReplayBenchmark.timed("/usr/bin/env", ["python3", "-c", PeakMemoryWaiter.script, output, path] + arguments)
+        guard let peak = PeakMemoryWaiter.parse(r.output) else { throw BenchmarkError("no peak memory for \(path): \(r.output)") }
+        return ChildRun(wall: (clock.now - start).seconds, peakBytes: peak.peakKiB * 1024, status: peak.status)
     }
 }
 
