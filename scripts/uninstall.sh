@@ -49,10 +49,13 @@ for file in \
   "$PREFIX/share/man/man1/heartctl.1" "$PREFIX/share/man/man8/heartd.8" "$PREFIX/share/man/man8/heartd-sync.8" "$PREFIX/share/man/man8/heartd-web.8" "$PREFIX/share/man/man8/heartd-mqtt.8" \
   "$PREFIX/share/bash-completion/completions/heartctl" "$PREFIX/share/bash-completion/completions/heartd" \
   "$PREFIX/share/bash-completion/completions/heartd-sync" "$PREFIX/share/bash-completion/completions/heartd-web" \
+  "$PREFIX/share/bash-completion/completions/heartd-mqtt" \
   "$PREFIX/share/zsh/site-functions/_heartctl" "$PREFIX/share/zsh/site-functions/_heartd" \
   "$PREFIX/share/zsh/site-functions/_heartd-sync" "$PREFIX/share/zsh/site-functions/_heartd-web" \
+  "$PREFIX/share/zsh/site-functions/_heartd-mqtt" \
   "$PREFIX/share/fish/vendor_completions.d/heartctl.fish" "$PREFIX/share/fish/vendor_completions.d/heartd.fish" \
-  "$PREFIX/share/fish/vendor_completions.d/heartd-sync.fish" "$PREFIX/share/fish/vendor_completions.d/heartd-web.fish"; do
+  "$PREFIX/share/fish/vendor_completions.d/heartd-sync.fish" "$PREFIX/share/fish/vendor_completions.d/heartd-web.fish" \
+  "$PREFIX/share/fish/vendor_completions.d/heartd-mqtt.fish"; do
   if [ -e "$DESTDIR$file" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -f "$DESTDIR$file"; fi
 done
 # The debug info's directories ($DEBUGDIR$PREFIX/bin and its parents) where now empty; never $DEBUGDIR itself.
