@@ -73,6 +73,15 @@ import TestBus
         #expect(!sessions.contains("\"viewer\"") && !sessions.contains("cross-site"))
     }
 
+    /// The whole live path: heartd's simulated sensor → `watch` → `LiveFeed` → heartd-web → WebSocket → the tile, whose
+    /// heart rate changes and whose % HRmax and zone colour agree with it.
+    @Test func aTileFollowsTheSimulatedSensorThroughHeartd() async throws {
+        let stack = try await Stack()
+        defer { stack.stop() }
+        let results = try await stack.browse(["live"])
+        #expect(results.contains(#""failed": []"#), "\(results)")
+    }
+
     @Test func theOverlayIsTransparent() async throws {
         let stack = try await Stack()
         defer { stack.stop() }
