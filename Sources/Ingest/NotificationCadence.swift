@@ -36,6 +36,9 @@ struct NotificationCadence: Sendable {
     static let priorPeriod = 1.0
     /// The lateness spread the prior allows: below half a period, so a wrong slot cannot pass (see above).
     static let priorLateFraction = 0.45
+    /// Arrivals after which the prior's envelope counts as established (an arrival undercutting it by more than
+    /// `maxEarlyFraction·P` then unlocks; at 400 ms jitter all 16 lowest stay above 0.15 s with p ≈ 0.05 %).
+    static let priorSettledAfter = 16
 
     struct Observation: Sendable, Equatable {
         var slot: Int
@@ -73,9 +76,13 @@ struct NotificationCadence: Sendable {
         guard isLocked, let period, let last = slots.last else { return learn(arrival) }
         let slot = Int(((arrival - base - lateSpan / 2) / period).rounded())
         let residual = arrival - base - Double(slot) * period
+        // On the prior the first arrivals need not be the envelope, so an early one may lower it; once
+        // `priorSettledAfter` arrived it is established, and earlier than it by more is the early bound again.
+        let early = residual >= -Self.maxEarlyFraction * period
         let fits = onPrior
             ? max(lateSpan, residual) - min(0, residual) <= Self.priorLateFraction * period
-            : residual >= -Self.maxEarlyFraction * period && residual <= Self.maxLateFraction * period
+                && (early || arrivals.count < Self.priorSettledAfter)
+            : early && residual <= Self.maxLateFraction * period
         guard slot > last, fits else {
             // Unlocked: the prior is refuted for this connection if it was in use or was already.
             let refuted = priorRefuted || onPrior

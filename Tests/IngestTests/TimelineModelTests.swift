@@ -110,7 +110,9 @@ import Testing
         let flagged = beats.enumerated().filter(\.element.gap).map(\.offset)
         #expect(flagged.count == 2)
         let hole = try #require(flagged.last)
-        #expect(beats[hole - 1].time < Double(second) - 1 && beats[hole].time > Double(second) - 1)
+        // The hole spans the lost beat: more than one RR (0.8 s) before the beat flagged after it.
+        #expect(beats[hole].time - beats[hole - 1].time > 1.0)
+        #expect(abs(beats[hole + 1].time - beats[hole].time - 820.0 / 1024) < 1e-6, "the chain after it is the delivered RR")
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "lost-notification": 1])
     }
 
