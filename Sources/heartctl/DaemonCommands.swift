@@ -85,9 +85,9 @@ extension Status {
         for s in sessions {
             let t = Int(s.elapsedSeconds)
             let dfa = s.dfaAlpha1 ?? []
-            let dfaCell = dfa.isEmpty ? "-" : dfa.map { (dfa.count > 1 ? $0.device + " " : "") + dfaCell($0) }.joined(separator: ", ")
+            let dfaText = dfa.isEmpty ? "-" : dfa.map { (dfa.count > 1 ? $0.device + " " : "") + Self.dfaCell($0) }.joined(separator: ", ")
             table.add([s.uuid.uuidString, s.label ?? "-", String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60),
-                       String(s.beats), number(s.currentBPM), number(s.averageBPM, 1), number(s.rmssdMs, 1), dfaCell,
+                       String(s.beats), number(s.currentBPM), number(s.averageBPM, 1), number(s.rmssdMs, 1), dfaText,
                        s.devices.isEmpty ? "all" : s.devices.joined(separator: ",")])
         }
         return table.render()
