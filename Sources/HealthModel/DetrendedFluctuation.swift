@@ -48,11 +48,17 @@ public enum DetrendedFluctuation {
         let xm = Double(w - 1) / 2
         var sxx = 0.0
         for k in 0 ..< w { sxx += (Double(k) - xm) * (Double(k) - xm) }
+        let centred = (0 ..< w).map { Double($0) - xm }
         for y in profiles where y.count > w {
-            var start = 0
-            while start < y.count - w {
-                variances.append(residualVariance(y, start: start, width: w, xm: xm, sxx: sxx))
-                start += step
+            variances.reserveCapacity(variances.count + (y.count - w) / step + 1)
+            y.withUnsafeBufferPointer { y in
+                centred.withUnsafeBufferPointer { xc in
+                    var start = 0
+                    while start < y.count - w {
+                        variances.append(residualVariance(y, start: start, width: w, xc: xc, sxx: sxx))
+                        start += step
+                    }
+                }
             }
         }
         guard let top = variances.max() else { return nil }
@@ -64,22 +70,21 @@ public enum DetrendedFluctuation {
         return n > 0 ? (sum / Double(n)).squareRoot() : nil
     }
 
-    /// The population variance of y[start ..< start + w] less its least-squares line.
-    static func residualVariance(_ y: [Double], start: Int, width w: Int, xm: Double, sxx: Double) -> Double {
+    /// The population variance of y[start ..< start + w] less its least-squares line: Syy − Sxy²/Sxx over w, with
+    /// the window's mean removed first (two passes; the residuals' own mean is 0).
+    @inline(__always)
+    static func residualVariance(_ y: UnsafeBufferPointer<Double>, start: Int, width w: Int,
+                                 xc: UnsafeBufferPointer<Double>, sxx: Double) -> Double {
         var ym = 0.0
         for k in 0 ..< w { ym += y[start + k] }
         ym /= Double(w)
-        var sxy = 0.0
-        for k in 0 ..< w { sxy += (Double(k) - xm) * (y[start + k] - ym) }
-        let b = sxy / sxx
-        var rs = 0.0, rss = 0.0
+        var sxy = 0.0, syy = 0.0
         for k in 0 ..< w {
-            let r = y[start + k] - ym - b * (Double(k) - xm)
-            rs += r
-            rss += r * r
+            let d = y[start + k] - ym
+            sxy += xc[k] * d
+            syy += d * d
         }
-        let rm = rs / Double(w)
-        return rss / Double(w) - rm * rm
+        return max(0, syy - sxy * sxy / sxx) / Double(w)
     }
 
     /// The least-squares slope of y on x.

@@ -107,8 +107,8 @@ public struct HRVFrequencyDomain: Codable, Sendable, Hashable {
     /// The NN series at 4 Hz from the first interval's end to past the last (NumPy's arange), ends held.
     static func resampled(_ s: (times: [Double], intervalsMs: [Double])) -> [Double] {
         let spline = QuadraticSpline(x: s.times, y: s.intervalsMs)
-        let t0 = s.times[0], step = 1 / resampleHz
-        return (0 ..< sampleCount(span: s.times[s.times.count - 1] - t0)).map { spline(t0 + Double($0) * step) }
+        let t0 = s.times[0]
+        return spline.values(from: t0, step: 1 / resampleHz, count: sampleCount(span: s.times[s.times.count - 1] - t0))
     }
 
     /// NumPy's `len(arange(t0, t1 + step, step))` for t1 − t0 = span.

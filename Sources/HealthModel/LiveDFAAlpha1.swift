@@ -51,6 +51,12 @@ public struct LiveDFAAlpha1: Sendable {
     /// Adds a beat (offsets ascending, on the 1/1024 s grid); returns a reading when an update is due.
     /// A beat not later than the previous one starts a new segment, as in `HRVMetrics.beatSegments`.
     public mutating func append(_ beat: Beat) -> Reading? {
+        add(beat) ? reading() : nil
+    }
+
+    /// Adds a beat as `append(_:)` does, without computing the reading: true when an update is due (the caller
+    /// then calls `reading()`, or skips it when nobody would see it). O(1) amortised.
+    public mutating func add(_ beat: Beat) -> Bool {
         let t = HRVAnalysis.ticks(beat.offset)
         let gap = beat.precededByGap || (ticks.last.map { t <= $0 } ?? true)
         ticks.append(t)
@@ -63,9 +69,9 @@ public struct LiveDFAAlpha1: Sendable {
             gaps.removeFirst(head)
             head = 0
         }
-        guard t >= (nextUpdateTick ?? t) else { return nil }
+        guard t >= (nextUpdateTick ?? t) else { return false }
         nextUpdateTick = t + Int((updateInterval * 1024).rounded())
-        return reading()
+        return true
     }
 
     /// The reading of the current window (without waiting for the next update); nil before any beat.

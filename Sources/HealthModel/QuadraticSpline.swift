@@ -18,29 +18,32 @@ struct QuadraticSpline: Sendable {
         for i in 2 ..< n - 1 { t.append((x[i] + x[i - 1]) / 2) }
         t += [x[n - 1], x[n - 1], x[n - 1]]
         knots = t
-        // Collocation: row i holds B_{l−2}, B_{l−1}, B_l at x_i (columns l − 2 … l), a band of width 5.
-        var band = [[Double]](repeating: [0, 0, 0, 0, 0], count: n) // band[i][c − i + 2]
+        // Collocation: row i holds B_{l−2}, B_{l−1}, B_l at x_i (columns l − 2 … l), a band of width 5, stored flat:
+        // band[5i + c − i + 2].
+        var band = [Double](repeating: 0, count: 5 * n)
         for i in 0 ..< n {
             let l = Self.span(t, x[i], n)
             let b = Self.basis(t, x[i], l)
-            for r in 0 ..< 3 { band[i][l - 2 + r - i + 2] = b[r] }
+            band[5 * i + l - 2 - i + 2] = b.0
+            band[5 * i + l - 1 - i + 2] = b.1
+            band[5 * i + l - i + 2] = b.2
         }
         // Gaussian elimination without pivoting: B-spline collocation matrices are totally positive (de Boor).
         var rhs = y
         for i in 0 ..< n {
-            let pivot = band[i][2]
+            let pivot = band[5 * i + 2]
             for r in i + 1 ..< min(n, i + 3) {
-                let factor = band[r][i - r + 2] / pivot
+                let factor = band[5 * r + i - r + 2] / pivot
                 guard factor != 0 else { continue }
-                for c in i ..< min(n, i + 3) { band[r][c - r + 2] -= factor * band[i][c - i + 2] }
+                for c in i ..< min(n, i + 3) { band[5 * r + c - r + 2] -= factor * band[5 * i + c - i + 2] }
                 rhs[r] -= factor * rhs[i]
             }
         }
         var c = [Double](repeating: 0, count: n)
         for i in stride(from: n - 1, through: 0, by: -1) {
             var s = rhs[i]
-            for col in i + 1 ..< min(n, i + 3) { s -= band[i][col - i + 2] * c[col] }
-            c[i] = s / band[i][2]
+            for col in i + 1 ..< min(n, i + 3) { s -= band[5 * i + col - i + 2] * c[col] }
+            c[i] = s / band[5 * i + 2]
         }
         coefficients = c
     }
@@ -50,9 +53,30 @@ struct QuadraticSpline: Sendable {
         let n = x.count
         if v < x[0] { return y[0] }
         if v > x[n - 1] { return y[n - 1] }
-        let l = Self.span(knots, v, n)
+        return value(v, span: Self.span(knots, v, n))
+    }
+
+    /// The spline at `count` evenly spaced points from `start` by `step` (ascending): the same values as calling
+    /// it at each, with the knot span found by walking forward from the previous point's instead of a search.
+    func values(from start: Double, step: Double, count: Int) -> [Double] {
+        let n = x.count
+        var out = [Double](repeating: 0, count: count)
+        var l = 2
+        for i in 0 ..< count {
+            let v = start + Double(i) * step
+            if v < x[0] { out[i] = y[0]; continue }
+            if v > x[n - 1] { out[i] = y[n - 1]; continue }
+            // The largest l < n with t[l] ≤ v, as `span` finds it (knots ascend, v ascends).
+            while l + 1 < n && knots[l + 1] <= v { l += 1 }
+            out[i] = value(v, span: l)
+        }
+        return out
+    }
+
+    @inline(__always)
+    private func value(_ v: Double, span l: Int) -> Double {
         let b = Self.basis(knots, v, l)
-        return b[0] * coefficients[l - 2] + b[1] * coefficients[l - 1] + b[2] * coefficients[l]
+        return b.0 * coefficients[l - 2] + b.1 * coefficients[l - 1] + b.2 * coefficients[l]
     }
 
     /// The knot span l (2 ≤ l ≤ n − 1) with t[l] ≤ v < t[l + 1]; the last span for v = xₙ₋₁.
@@ -66,7 +90,8 @@ struct QuadraticSpline: Sendable {
     }
 
     /// The three non-zero quadratic B-splines at v in span l (Cox–de Boor).
-    static func basis(_ t: [Double], _ v: Double, _ l: Int) -> [Double] {
+    @inline(__always)
+    static func basis(_ t: [Double], _ v: Double, _ l: Int) -> (Double, Double, Double) {
         let left1 = v - t[l], left2 = v - t[l - 1]
         let right1 = t[l + 1] - v, right2 = t[l + 2] - v
         // Degree 1.
@@ -77,6 +102,6 @@ struct QuadraticSpline: Sendable {
         let b0 = right1 * a0 * d0
         let b1 = left2 * a0 * d0 + right2 * a1 * d1
         let b2 = left1 * a1 * d1
-        return [b0, b1, b2]
+        return (b0, b1, b2)
     }
 }

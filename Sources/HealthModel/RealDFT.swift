@@ -17,8 +17,9 @@ struct RealDFT: Sendable {
         let n = length, bins = n / 2 + 1
         if n > 1 && n & (n - 1) == 0 {
             var re = x, im = [Double](repeating: 0, count: n)
-            fft(&re, &im)
-            return (0 ..< bins).map { re[$0] * re[$0] + im[$0] * im[$0] }
+            var power = [Double](repeating: 0, count: bins)
+            addPowerSpectrum(re: &re, im: &im, to: &power)
+            return power
         }
         return (0 ..< bins).map { k in
             var a = 0.0, b = 0.0, idx = 0
@@ -32,31 +33,52 @@ struct RealDFT: Sendable {
         }
     }
 
+    /// Adds |X_k|² (k = 0 … n/2) of the signal in `re` to `sum` (n a power of two); `re` and `im` (zeros on entry)
+    /// are overwritten: callers reuse them from frame to frame.
+    func addPowerSpectrum(re: inout [Double], im: inout [Double], to sum: inout [Double]) {
+        fft(&re, &im)
+        re.withUnsafeBufferPointer { re in
+            im.withUnsafeBufferPointer { im in
+                sum.withUnsafeMutableBufferPointer { sum in
+                    for k in 0 ..< length / 2 + 1 { sum[k] += re[k] * re[k] + im[k] * im[k] }
+                }
+            }
+        }
+    }
+
     /// In-place iterative radix-2 FFT (n a power of two).
     private func fft(_ re: inout [Double], _ im: inout [Double]) {
         let n = length
-        var j = 0
-        for i in 1 ..< n {
-            var bit = n >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
-        }
-        var size = 2
-        while size <= n {
-            let half = size / 2, stride = n / size
-            for start in Swift.stride(from: 0, to: n, by: size) {
-                for k in 0 ..< half {
-                    let wr = cosines[k * stride], wi = -sines[k * stride]
-                    let a = start + k, b = a + half
-                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - tr
-                    im[b] = im[a] - ti
-                    re[a] += tr
-                    im[a] += ti
+        re.withUnsafeMutableBufferPointer { re in
+            im.withUnsafeMutableBufferPointer { im in
+                cosines.withUnsafeBufferPointer { cosines in
+                    sines.withUnsafeBufferPointer { sines in
+                        var j = 0
+                        for i in 1 ..< n {
+                            var bit = n >> 1
+                            while j & bit != 0 { j ^= bit; bit >>= 1 }
+                            j |= bit
+                            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+                        }
+                        var size = 2
+                        while size <= n {
+                            let half = size / 2, stride = n / size
+                            for start in Swift.stride(from: 0, to: n, by: size) {
+                                for k in 0 ..< half {
+                                    let wr = cosines[k * stride], wi = -sines[k * stride]
+                                    let a = start + k, b = a + half
+                                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
+                                    re[b] = re[a] - tr
+                                    im[b] = im[a] - ti
+                                    re[a] += tr
+                                    im[a] += ti
+                                }
+                            }
+                            size *= 2
+                        }
+                    }
                 }
             }
-            size *= 2
         }
     }
 }

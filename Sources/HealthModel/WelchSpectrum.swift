@@ -21,11 +21,17 @@ struct WelchSpectrum: Sendable {
         let step = m - m / 2
         var start = 0, count = 0
         let dft = RealDFT(length: nfft)
+        let radix2 = nfft > 1 && nfft & (nfft - 1) == 0
+        var re = [Double](repeating: 0, count: nfft), im = [Double](repeating: 0, count: nfft)
         while start + m <= x.count {
-            var frame = [Double](repeating: 0, count: nfft)
-            for k in 0 ..< m { frame[k] = x[start + k] * window[k] }
-            let power = dft.powerSpectrum(frame)
-            for b in 0 ..< bins { sum[b] += power[b] }
+            for k in 0 ..< nfft { re[k] = k < m ? x[start + k] * window[k] : 0 }
+            if radix2 {
+                for k in 0 ..< nfft { im[k] = 0 }
+                dft.addPowerSpectrum(re: &re, im: &im, to: &sum)
+            } else {
+                let power = dft.powerSpectrum(re)
+                for b in 0 ..< bins { sum[b] += power[b] }
+            }
             count += 1
             start += step
         }

@@ -26,10 +26,15 @@ public struct LiveDevice: Codable, Sendable, Hashable {
     public var lastNotification: Date?
     /// RMSSD of the rolling window (`LiveFeedSettings.rmssdWindow`), nil until it holds 5 successive differences.
     public var rmssdMs: Double?
+    /// Live DFA α1 of heartd's rolling 2-minute window (`dfa-alpha1` events, every 5 s); nil while withheld (above 5 %
+    /// artifacts), before the window holds enough intervals, and when not streaming.
+    public var dfaAlpha1: Double?
+    /// The share of that window's RR intervals corrected as artifacts (%), with the latest reading.
+    public var dfaArtifactPercent: Double?
 
     public init(address: String, info: DeviceInfo? = nil, state: LiveDeviceState = .disconnected, connected: Bool = false,
                 bpm: Int? = nil, contact: Bool? = nil, batteryPercent: Int? = nil, lastNotification: Date? = nil,
-                rmssdMs: Double? = nil) {
+                rmssdMs: Double? = nil, dfaAlpha1: Double? = nil, dfaArtifactPercent: Double? = nil) {
         self.address = address
         self.info = info
         self.state = state
@@ -39,6 +44,8 @@ public struct LiveDevice: Codable, Sendable, Hashable {
         self.batteryPercent = batteryPercent
         self.lastNotification = lastNotification
         self.rmssdMs = rmssdMs
+        self.dfaAlpha1 = dfaAlpha1
+        self.dfaArtifactPercent = dfaArtifactPercent
     }
 
     /// The device's name, or its address when it has none.
@@ -68,7 +75,7 @@ public struct LiveSnapshot: Sendable, Hashable {
 public enum LiveUpdate: Sendable, Hashable {
     /// heartd's control socket answers again, or stopped answering (`reason`); the feed reconnects by itself.
     case daemon(reachable: Bool, reason: String?)
-    /// Any change of one device: heart rate, state, battery, contact, RMSSD.
+    /// Any change of one device: heart rate, state, battery, contact, RMSSD, DFA α1.
     case device(LiveDevice)
     /// One notification's beats, each with its time and whether beats may be missing before it.
     case beats(address: String, beats: [WatchPayload.Beat])

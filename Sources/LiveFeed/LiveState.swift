@@ -94,6 +94,11 @@ struct LiveState: Sendable {
                 if !p.detected { $0.bpm = nil }
                 $0.lastNotification = max(p.at, $0.lastNotification ?? p.at)
             }
+        case .dfaAlpha1(let p):
+            update(p.device, now: now, into: &updates) {
+                $0.dfaAlpha1 = p.alpha1
+                $0.dfaArtifactPercent = p.artifactPercent
+            }
         case .sessionStarted, .sessionStopped:
             statusDue = true
         case .seriesFinished, .sessionEnded:
@@ -136,6 +141,10 @@ struct LiveState: Sendable {
         change(&entry.device)
         entry.device.state = state(of: entry.device, now: now)
         if entry.device.state == .noSignal { entry.device.bpm = nil }
+        if entry.device.state == .noSignal || entry.device.state == .disconnected {
+            entry.device.dfaAlpha1 = nil
+            entry.device.dfaArtifactPercent = nil
+        }
         devices[address] = entry
         if entry.device != before || devices.count == 0 { updates.append(.device(entry.device)) }
     }

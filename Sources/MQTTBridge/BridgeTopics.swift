@@ -51,12 +51,15 @@ public enum SensorValue: String, Sendable, CaseIterable {
     case session
     /// Each notification's beats (JSON, QoS 1, every message kept); only with `[mqtt] beats = true`.
     case beats
+    /// Live DFA α1 of heartd's rolling 2-minute window (two decimals); not retained; absent while withheld (above 5 %
+    /// artifacts) or before the window holds enough intervals.
+    case dfaAlpha1 = "dfa_alpha1"
 
     /// Retained: the value is a state a new subscriber should see at once; live values (bpm, RMSSD) expire instead.
     public var isRetained: Bool {
         switch self {
         case .contact, .state, .connected, .battery, .session: true
-        case .bpm, .rmssd, .beats: false
+        case .bpm, .rmssd, .beats, .dfaAlpha1: false
         }
     }
 }

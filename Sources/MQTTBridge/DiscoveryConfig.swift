@@ -116,8 +116,13 @@ public struct DiscoveryConfig: Encodable, Sendable, Hashable {
         battery.entityCategory = "diagnostic"
         var session = component(.session, "sensor", "Session")
         session.icon = "mdi:tag-text"
+        var dfaAlpha1 = component(.dfaAlpha1, "sensor", "DFA α1")
+        dfaAlpha1.stateClass = "measurement"
+        dfaAlpha1.icon = "mdi:chart-bell-curve-cumulative"
+        dfaAlpha1.expireAfter = expire
+        dfaAlpha1.suggestedDisplayPrecision = 2
         components = [:]
-        for c in [bpm, rmssd, contact, connected, state, battery, session] { components[c.uniqueID] = c }
+        for c in [bpm, rmssd, contact, connected, state, battery, session, dfaAlpha1] { components[c.uniqueID] = c }
     }
 
     /// The JSON text (keys sorted: the same device gives the same bytes).

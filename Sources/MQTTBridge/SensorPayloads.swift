@@ -15,6 +15,7 @@ enum SensorPayloads {
             (.connected, device.connected ? "ON" : "OFF"),
             (.battery, device.batteryPercent.map(String.init)),
             (.session, session ?? ""),
+            (.dfaAlpha1, device.dfaAlpha1.map { String(format: "%.2f", $0) }),
         ]
     }
 

@@ -11,6 +11,8 @@ public struct DeviceView: Codable, Sendable, Hashable {
     public var contact: Bool?
     public var battery: Int?
     public var rmssdMs: Double?
+    /// Live DFA α1 (two decimals); nil while heartd withholds it.
+    public var dfaAlpha1: Double?
     /// Milliseconds since 1970 of the latest notification.
     public var lastNotification: Int64?
     public var hrmax: Int
@@ -27,6 +29,7 @@ public struct DeviceView: Codable, Sendable, Hashable {
         contact = device.contact
         battery = device.batteryPercent
         rmssdMs = device.rmssdMs.map { ($0 * 10).rounded() / 10 }
+        dfaAlpha1 = device.dfaAlpha1.map { ($0 * 100).rounded() / 100 }
         lastNotification = device.lastNotification.map(WebJSON.milliseconds)
         let (bpmMax, source) = table.hrmax(for: device.address)
         hrmax = bpmMax

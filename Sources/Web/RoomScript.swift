@@ -30,6 +30,7 @@ enum RoomScript {
         };
         parts.battery = el("span", "battery", parts.footer);
         parts.rmssd = el("span", "rmssd", parts.footer);
+        parts.dfa = el("span", "dfa", parts.footer);
         entry = { parts: parts, device: null, seen: 0 };
         devices.set(address, entry);
         const sorted = Array.from(devices.keys()).sort();
@@ -58,6 +59,7 @@ enum RoomScript {
         p.state.textContent = STATE_TEXT[state] || state;
         p.battery.textContent = d.battery != null ? "battery " + d.battery + " %" : "";
         p.rmssd.textContent = d.rmssdMs != null ? "RMSSD " + Math.round(d.rmssdMs) + " ms" : "";
+        p.dfa.textContent = d.dfaAlpha1 != null ? "DFA α1 " + d.dfaAlpha1.toFixed(2) : "";
         const zone = state === "streaming" && d.zone ? d.zone : "none";
         p.tile.className = "tile zone-" + zone + " state-" + state;
         p.tile.dataset.zone = zone;

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Control
 import Foundation
+import HealthModel
 import HeartQueries
 import SourceEvents
 import Sync
@@ -80,14 +81,26 @@ extension Status {
     /// The active sessions with their statistics so far.
     static func sessionTable(_ sessions: [ActiveSessionStatus]) -> String {
         func number(_ v: Double?, _ digits: Int = 0) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "-" }
-        var table = Table("SESSION", "LABEL", "ELAPSED", "BEATS", "BPM", "AVG BPM", "RMSSD ms", "DEVICES")
+        var table = Table("SESSION", "LABEL", "ELAPSED", "BEATS", "BPM", "AVG BPM", "RMSSD ms", "DFA α1 (artifacts)", "DEVICES")
         for s in sessions {
             let t = Int(s.elapsedSeconds)
+            let dfa = s.dfaAlpha1 ?? []
+            let dfaText = dfa.isEmpty ? "-" : dfa.map { (dfa.count > 1 ? $0.device + " " : "") + Self.dfaCell($0) }.joined(separator: ", ")
             table.add([s.uuid.uuidString, s.label ?? "-", String(format: "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60),
-                       String(s.beats), number(s.currentBPM), number(s.averageBPM, 1), number(s.rmssdMs, 1),
+                       String(s.beats), number(s.currentBPM), number(s.averageBPM, 1), number(s.rmssdMs, 1), dfaText,
                        s.devices.isEmpty ? "all" : s.devices.joined(separator: ",")])
         }
         return table.render()
+    }
+
+    /// A live DFA α1 reading in a table cell: `0.82 (1.2 %)`, `withheld (7.3 %)` or `too few RR`.
+    static func dfaCell(_ r: WatchPayload.DFAAlpha1) -> String {
+        let share = String(format: "%.1f %%", r.artifactPercent)
+        switch r.state {
+        case .measured: return r.alpha1.map { String(format: "%.2f", $0) + " (\(share))" } ?? "-"
+        case .withheldArtifacts: return "withheld (\(share))"
+        case .tooFewIntervals: return "too few RR"
+        }
     }
 }
 
@@ -170,6 +183,14 @@ extension Watch {
         case .sessionStarted(let p): return "\(t(p.session.start))  session \(p.session.uuid.uuidString) started \(p.session.label ?? "")\n"
         case .sessionStopped(let p): return "\(t(p.session.end))  session \(p.session.uuid.uuidString) stopped\n"
         case .sessionEnded(let p): return "\(t(p.end))  session \(p.session.uuidString) ended\n"
+        case .dfaAlpha1(let p):
+            let share = String(format: "%.1f %%", p.artifactPercent)
+            let text = switch p.state {
+            case .measured: "DFA α1 \(p.alpha1.map { String(format: "%.2f", $0) } ?? "-") (artifacts \(share))"
+            case .withheldArtifacts: "DFA α1 withheld: artifacts \(share) > \(Int(LiveDFAAlpha1.artifactThresholdPercent)) %"
+            case .tooFewIntervals: "DFA α1 -: too few RR intervals (\(p.intervals))"
+            }
+            return "\(t(p.at))  \(p.device)  \(text)\(p.windowFull ? "" : " (window filling)")\n"
         }
     }
 }

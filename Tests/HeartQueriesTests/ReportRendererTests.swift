@@ -129,4 +129,28 @@ import Testing
         #expect(Self.count("class=\"hr-stretch\"", in: html) == 5)
         #expect(html.contains("class=\"pair-density\""))
     }
+
+    @Test func theReportShowsTheAnalysisAndRingsTheArtifactsOnTheTachogram() throws {
+        var rr = (0..<400).map { i in 800 + 40 * sin(Double(i) / 5) }
+        rr[200] -= 250  // a premature beat: short, then long
+        rr[201] += 250
+        let device = ReportDevice(address: "A0:9E:1A:00:00:01", info: Self.strap, heartRate: [],
+                                  series: [Self.series(start: 0, rr: rr)])
+        let hrv = try #require(StoreQueries.analysis([device], from: Self.t0, to: Self.t0.addingTimeInterval(400)))
+        #expect(hrv.artifacts.intervals == 400 && hrv.artifacts.artifacts >= 1 && hrv.artifacts.corrected >= 1, "\(hrv.artifacts)")
+        #expect(hrv.dfaAlpha1 != nil && hrv.frequency != nil)
+        // Only the range's beats: the first 100 s hold about 125 intervals.
+        let part = try #require(StoreQueries.analysis([device], from: Self.t0, to: Self.t0.addingTimeInterval(100)))
+        #expect(part.artifacts.intervals < 130)
+        var data = Self.data([device], seconds: 400)
+        data.hrv = hrv
+        let html = ReportPage.render(data)
+        for text in ["id=\"hrv\"", "Artifacts found", "Beats corrected", "DFA α1", "VLF / LF / HF power", "SD1 / SD2"] {
+            #expect(html.contains(text), "\(text)")
+        }
+        #expect(Self.count("class=\"artifact\"", in: html) == hrv.artifacts.artifacts)
+        #expect(Self.count("class=\"artifact\" data-class=\"normal\"", in: html) == 0)
+        // Without an analysis (a trend, too few beats) there is no table.
+        #expect(!ReportPage.render(Self.data([device], seconds: 400)).contains("id=\"hrv\""))
+    }
 }

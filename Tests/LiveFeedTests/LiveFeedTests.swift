@@ -81,4 +81,27 @@ import Testing
         #expect(received.count == 2)
         #expect(received.last.flatMap { if case .device(let d) = $0 { d.bpm } else { nil } } == 159)
     }
+
+    @Test func carriesHeartdsLiveDFAAlpha1AndItsArtifactShare() async throws {
+        let dir = NSTemporaryDirectory() + "feed-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let heartd = try FakeHeartd(path: dir + "/control.sock")
+        let feed = LiveFeed(settings: settings(heartd.path), logger: Logger(label: "feed") { _ in SwiftLogNoOpLogHandler() })
+        let running = Task { try await feed.run() }
+        defer {
+            running.cancel()
+            heartd.stop()
+        }
+        #expect(await eventually { feed.snapshot().daemonReachable && heartd.watcherCount == 1 })
+        heartd.send(.heartRate(.init(device: address, at: Date(), bpm: 150)))
+        heartd.send(.dfaAlpha1(.init(device: address, at: Date(), alpha1: 0.74, state: .measured, intervals: 290,
+                                     artifactPercent: 1.4, windowFull: true)))
+        #expect(await eventually { feed.snapshot().devices.first?.dfaAlpha1 == 0.74 })
+        #expect(feed.snapshot().devices.first?.dfaArtifactPercent == 1.4)
+        // Withheld (too many artifacts): no α1, the share still shown.
+        heartd.send(.dfaAlpha1(.init(device: address, at: Date(), alpha1: nil, state: .withheldArtifacts, intervals: 280,
+                                     artifactPercent: 7.5, windowFull: true)))
+        #expect(await eventually { feed.snapshot().devices.first?.dfaArtifactPercent == 7.5 })
+        #expect(feed.snapshot().devices.first?.dfaAlpha1 == nil)
+    }
 }

@@ -86,4 +86,23 @@ import Testing
         #expect(state.apply(.sessionStarted(.init(session: session)), now: t0).isEmpty)
         #expect(state.statusDue)
     }
+
+    @Test func dfaAlpha1IsShownWhileStreamingAndClearedWhenTheDeviceGoesSilentOrAway() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        _ = state.apply(.heartRate(.init(device: address, at: t0, bpm: 140)), now: t0)
+        let reading = WatchPayload.DFAAlpha1(device: address, at: t0, alpha1: 0.81, state: .measured, intervals: 250,
+                                             artifactPercent: 0.4, windowFull: true)
+        let u = state.apply(.dfaAlpha1(reading), now: t0)
+        #expect(device(u)?.dfaAlpha1 == 0.81 && device(u)?.dfaArtifactPercent == 0.4)
+        // Silent for 5 s: no stale α1.
+        #expect(device(state.tick(now: t0.addingTimeInterval(5)))?.dfaAlpha1 == nil)
+        _ = state.apply(.dfaAlpha1(reading), now: t0.addingTimeInterval(5.5))
+        _ = state.apply(.heartRate(.init(device: address, at: t0.addingTimeInterval(6), bpm: 140)), now: t0.addingTimeInterval(6))
+        _ = state.apply(.dfaAlpha1(reading), now: t0.addingTimeInterval(6))
+        #expect(state.snapshot.devices.first?.dfaAlpha1 == 0.81)
+        let gone = state.apply(.disconnected(.init(device: address, at: t0.addingTimeInterval(7), reason: "link-lost")),
+                               now: t0.addingTimeInterval(7))
+        #expect(device(gone)?.dfaAlpha1 == nil && device(gone)?.dfaArtifactPercent == nil)
+    }
 }

@@ -29,11 +29,15 @@ import Testing
         #expect(device["hw_version"] as? String == "39044024.10")
         #expect(device["connections"] as? [[String]] == [["bluetooth", "A0:9E:1A:12:34:56"]])
         let components = try #require(json["cmps"] as? [String: [String: Any]])
-        #expect(Set(components.keys) == Set(["bpm", "rmssd", "contact", "connected", "state", "battery", "session"]
+        #expect(Set(components.keys) == Set(["bpm", "rmssd", "contact", "connected", "state", "battery", "session", "dfa_alpha1"]
             .map { "heartd_a09e1a123456_" + $0 }))
         let rmssd = try #require(components["heartd_a09e1a123456_rmssd"])
         #expect(rmssd["unit_of_measurement"] as? String == "ms" && rmssd["expire_after"] as? Int == 30)
         #expect(components["heartd_a09e1a123456_contact"]?["p"] as? String == "binary_sensor")
+        let dfa = try #require(components["heartd_a09e1a123456_dfa_alpha1"])
+        #expect(dfa["p"] as? String == "sensor" && dfa["state_topic"] as? String == "heartd/a09e1a123456/dfa_alpha1")
+        #expect(dfa["state_class"] as? String == "measurement" && dfa["expire_after"] as? Int == 30)
+        #expect(dfa["unit_of_measurement"] == nil && dfa["suggested_display_precision"] as? Int == 2)
         #expect(components["heartd_a09e1a123456_state"]?["options"] as? [String] == LiveDeviceState.allCases.map(\.rawValue))
         // Without device information the address names it; a second encoding gives the same bytes.
         let bare = DiscoveryConfig(address: "A0:9E:1A:12:34:56", info: nil, displayName: "A0:9E:1A:12:34:56", topics: topics,
@@ -51,8 +55,12 @@ import Testing
         let values = Dictionary(uniqueKeysWithValues: SensorPayloads.values(of: device, session: "sleep").map { ($0.0, $0.1) })
         #expect(values[.bpm] == "64" && values[.rmssd] == "41.7" && values[.contact] == "OFF" && values[.battery] == "85")
         #expect(values[.state] == "streaming" && values[.connected] == "ON" && values[.session] == "sleep")
+        #expect(values[.dfaAlpha1] == .some(nil), "no reading: nothing published")
         device.contact = nil
         #expect(SensorPayloads.values(of: device, session: nil).first { $0.0 == .contact }?.1 == nil)
+        device.dfaAlpha1 = 0.7449
+        #expect(SensorPayloads.values(of: device, session: nil).first { $0.0 == .dfaAlpha1 }?.1 == "0.74")
+        #expect(!SensorValue.dfaAlpha1.isRetained)
         let beats = SensorPayloads.beats([WatchBeat(time: Date(timeIntervalSince1970: 1_764_355_200.1234), gap: true)],
                                          address: "A0:9E:1A:12:34:56")
         #expect(beats == #"{"address":"A0:9E:1A:12:34:56","beats":[{"gap":true,"t":1764355200.123}]}"#)

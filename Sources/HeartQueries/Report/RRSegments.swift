@@ -38,6 +38,19 @@ struct RRSegments: Sendable {
         }
     }
 
+    /// The intervals the artifact classification flags (`RRArtifactCorrection`'s first pass, each segment on its own
+    /// beat times in ticks of 1/1024 s): time, RR and class.
+    func artifacts() -> [(t: Double, ms: Double, kind: RRArtifactClass)] {
+        var result: [(t: Double, ms: Double, kind: RRArtifactClass)] = []
+        for segment in segments where segment.count >= 2 {
+            var peaks = [0]
+            for rr in segment { peaks.append(peaks[peaks.count - 1] + Int((rr.ms * 1.024).rounded())) }
+            let classes = RRArtifactCorrection(peaks: peaks).classes
+            for (rr, kind) in zip(segment, classes) where kind != .normal { result.append((rr.t, rr.ms, kind)) }
+        }
+        return result
+    }
+
     var intervalCount: Int { segments.reduce(0) { $0 + $1.count } }
 
     /// Poincaré pairs (RR[n], RR[n+1]) in ms, taken inside segments only.

@@ -17,9 +17,12 @@ public struct ReportData: Sendable {
     /// For a range longer than `ReportTrend.threshold`: the trends drawn instead of beat-level plots (the devices
     /// then carry no points or series).
     public var trend: ReportTrend?
+    /// The full HRV analysis of the range's beats (`HRVAnalysis`: artifacts found and corrected, corrected time
+    /// domain, frequency domain, Poincaré, DFA), each series its own segments; nil for a trend or too few beats.
+    public var hrv: HRVAnalysis?
 
     public init(session: Session?, from: Date, to: Date, statistics: SessionStatistics, devices: [ReportDevice],
-                generated: Date, trend: ReportTrend? = nil) {
+                generated: Date, trend: ReportTrend? = nil, hrv: HRVAnalysis? = nil) {
         self.session = session
         self.from = from
         self.to = to
@@ -27,6 +30,7 @@ public struct ReportData: Sendable {
         self.devices = devices
         self.generated = generated
         self.trend = trend
+        self.hrv = hrv
     }
 
     var start: Double { from.timeIntervalSinceReferenceDate }

@@ -89,7 +89,23 @@ extension StoreQueries {
             }
             statistics.gapSeconds = first <= last ? max(0, statistics.gapSeconds - (first - t0) - (t1 - last)) : 0
         }
-        return ReportData(session: session, from: from, to: to, statistics: statistics, devices: devices, generated: now)
+        return ReportData(session: session, from: from, to: to, statistics: statistics, devices: devices, generated: now,
+                          hrv: Self.analysis(devices, from: from, to: to))
+    }
+
+    /// `HRVAnalysis` of the devices' beats inside [from, to): each series on its own segments (its first beat in
+    /// the range starts one), as `hrv` over a range makes them; nil with too few intervals.
+    static func analysis(_ devices: [ReportDevice], from: Date, to: Date) -> HRVAnalysis? {
+        var beats: [Beat] = []
+        for series in devices.flatMap(\.series) {
+            let t0 = from.timeIntervalSince(series.start), t1 = to.timeIntervalSince(series.start)
+            var first = true
+            for b in series.beats where b.offset >= t0 && b.offset < t1 {
+                beats.append(Beat(offset: b.offset, precededByGap: b.precededByGap || first))
+                first = false
+            }
+        }
+        return try? HRVAnalysis(beats: beats)
     }
 
     /// A long range's report data: every device's heart rate and series streamed from the store into the trend's

@@ -14,6 +14,10 @@ public enum ReportPage {
         body += Markup.element("p", ["class": "scope"], Markup.escape(scopeLine(data)))
         body += Markup.text("h2", [:], "Statistics and HRV")
         body += ReportTables.statistics(data.statistics, gapsWithinData: data.session == nil)
+        if let hrv = data.hrv {
+            body += Markup.text("h2", [:], "HRV analysis (artifacts corrected)")
+            body += ReportTables.analysis(hrv)
+        }
         if let trend = data.trend {
             body += Markup.text("h2", [:], "Heart rate per " + (trend.interval >= 86400 ? "day" : "hour"))
             body += figure(TrendPlot.heartRate(data, trend), legend(data),
@@ -33,7 +37,9 @@ public enum ReportPage {
                            "Breaks in a line are gaps: no heart-rate value was stored there.")
             body += Markup.text("h2", [:], "RR tachogram")
             body += figure(TachogramPlot.render(data, segments: segments, downsampling: downsampling), legend(data),
-                           "Dashed red lines mark beats stored after a gap (precededByGap); no line is drawn across one.")
+                           "Dashed red lines mark beats stored after a gap (precededByGap); no line is drawn across one. "
+                           + "Rings mark the intervals classified as artifacts (ectopic, long, short, missed, extra), which "
+                           + "the HRV analysis corrects.")
             body += Markup.text("h2", [:], "Poincaré plot")
             body += figure(PoincarePlot.render(segments, downsampling: downsampling), "",
                            "Pairs of consecutive RR intervals of the same segment, never across a gap or between series.")
@@ -83,7 +89,7 @@ public enum ReportPage {
     figcaption,.scope,.footer,.empty{color:#555;font-size:.9em}
     .frame{fill:none;stroke:#999}.grid{stroke:#eee}.tick,.axis-title{font-size:11px;fill:#555}
     .hr-stretch,.rr-segment{fill:none;stroke-width:1.2;stroke-linejoin:round;stroke-linecap:round}
-    .gap-marker{stroke:#d33;stroke-dasharray:4 3;stroke-width:1}.identity{stroke:#bbb;stroke-dasharray:3 3}
+    .gap-marker{stroke:#d33;stroke-dasharray:4 3;stroke-width:1}.artifact{fill:none;stroke:#d33;stroke-width:1.2}.identity{stroke:#bbb;stroke-dasharray:3 3}
     .hr-band{fill:#1f5fa8;fill-opacity:.25;stroke:none}.hr-average{fill:none;stroke:#1f5fa8;stroke-width:1.2}
     .resting{fill:#c2571a}.hrv-line{fill:none;stroke-width:1.2}
     .pair{fill:#1f5fa8;fill-opacity:.5}.pair-cell{fill:#1f5fa8}

@@ -21,6 +21,38 @@ enum ReportTables {
         return table(rows.map { [Markup.escape($0.0), $0.1] }, header: ["", "value"], numeric: 1, id: "statistics")
     }
 
+    /// The full analysis: artifacts found (per class) and corrected, then the corrected intervals' time, frequency and
+    /// nonlinear measures (docs/HRV.md states each convention).
+    static func analysis(_ a: HRVAnalysis) -> String {
+        let found = RRArtifactClass.allCases.filter { $0 != .normal }
+            .map { "\($0.rawValue) \(a.artifacts.classes[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+        var rows: [(String, String)] = [
+            ("RR intervals", String(a.artifacts.intervals)),
+            ("Artifacts found", "\(a.artifacts.artifacts) (\(found))"),
+            ("Beats corrected", String(a.artifacts.corrected) + " (" + String(format: "%.2f", a.artifacts.correctedPercent) + " %)"),
+            ("Mean NN", fixed(a.time.meanNNMs, "ms")),
+            ("Median NN", fixed(a.time.medianNNMs, "ms")),
+            ("SDNN", fixed(a.time.metrics.sdnnMs, "ms")),
+            ("RMSSD", fixed(a.time.metrics.rmssdMs, "ms")),
+            ("pNN50", fixed(a.time.metrics.pnn50Percent, "%")),
+            ("pNN20", fixed(a.time.pnn20Percent, "%")),
+            ("SD1 / SD2", a.poincare.map { fixed($0.sd1Ms, "ms") + " / " + fixed($0.sd2Ms, "ms") } ?? "—"),
+            ("DFA α1 (4–16 beats)", a.dfaAlpha1.map { String(format: "%.3f", $0) } ?? "—"),
+            ("DFA α2 (16–64 beats)", a.dfaAlpha2.map { String(format: "%.3f", $0) } ?? "—"),
+        ]
+        if let f = a.frequency {
+            rows += [
+                ("VLF / LF / HF power (Welch)", fixed(f.vlfMs2, "ms²") + " / " + fixed(f.lfMs2, "ms²") + " / " + fixed(f.hfMs2, "ms²")),
+                ("LF / HF (normalised units)", fixed(f.lfNu, "nu") + " / " + fixed(f.hfNu, "nu")),
+                ("LF/HF", f.lfHfRatio.map { String(format: "%.2f", $0) } ?? "—"),
+            ]
+        } else {
+            rows.append(("Frequency domain", "— (no gap-free run of 120 s)"))
+        }
+        if let warning = a.artifacts.warning { rows.append(("Warning", warning)) }
+        return table(rows.map { [Markup.escape($0.0), Markup.escape($0.1)] }, header: ["", "value"], numeric: 1, id: "hrv")
+    }
+
     static func session(_ s: Session) -> String {
         var rows: [(String, String)] = [("UUID", s.uuid.uuidString), ("Label", s.label ?? "—"),
                                         ("Start", ExportDates.iso(s.start)), ("End", s.end.map(ExportDates.iso) ?? "active"),

@@ -36,6 +36,16 @@ enum TachogramPlot {
             content += Markup.element("g", ["class": "series c\(index % ReportPage.colours)",
                                              "data-device": data.devices[index].address], paths)
         }
+        // The intervals classified as artifacts (first pass, as the analysis corrects them): a ring each.
+        var rings = "", count = 0
+        for device in segments {
+            for (t, ms, kind) in device.artifacts() {
+                count += 1
+                rings += Markup.element("circle", ["class": "artifact", "data-class": kind.rawValue, "cx": Markup.number(frame.x(t)),
+                                                   "cy": Markup.number(frame.y(ms)), "r": "3"])
+            }
+        }
+        content += Markup.element("g", ["class": "artifacts", "data-artifacts": String(count)], rings)
         return frame.svg(label: "RR tachogram (ms), gaps marked", xTicks: Ticks.times(data.start, data.end),
                          yTicks: yTicks.map { ($0, Markup.number($0)) }, yTitle: "RR ms", xTitle: Ticks.timeTitle(data.start, data.end), content: content)
     }

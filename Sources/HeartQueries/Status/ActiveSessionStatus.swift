@@ -16,9 +16,12 @@ public struct ActiveSessionStatus: Sendable, Codable, Hashable {
     public var averageBPM: Double?
     /// RMSSD so far (ms), never across a gap; absent before two RR intervals in a row.
     public var rmssdMs: Double?
+    /// The latest live DFA α1 reading of each of its devices that streams (absent from daemons before it).
+    public var dfaAlpha1: [WatchPayload.DFAAlpha1]?
 
     public init(uuid: UUID, label: String?, start: Date, devices: [String], elapsedSeconds: Double, beats: Int,
-                currentBPM: Double?, averageBPM: Double?, rmssdMs: Double?) {
+                currentBPM: Double?, averageBPM: Double?, rmssdMs: Double?,
+                dfaAlpha1: [WatchPayload.DFAAlpha1]? = nil) {
         self.uuid = uuid
         self.label = label
         self.start = start
@@ -28,9 +31,10 @@ public struct ActiveSessionStatus: Sendable, Codable, Hashable {
         self.currentBPM = currentBPM
         self.averageBPM = averageBPM
         self.rmssdMs = rmssdMs
+        self.dfaAlpha1 = dfaAlpha1
     }
 
     enum CodingKeys: String, CodingKey {
-        case uuid, label, start, devices, elapsedSeconds = "elapsed_s", beats, currentBPM, averageBPM, rmssdMs
+        case uuid, label, start, devices, elapsedSeconds = "elapsed_s", beats, currentBPM, averageBPM, rmssdMs, dfaAlpha1
     }
 }

@@ -15,4 +15,6 @@ public enum WatchEvent: String, Sendable, CaseIterable, Codable {
     case sessionStopped = "session-stopped"
     /// `watch` with `session`: the session stopped (`session`, `end`); the stream ends.
     case sessionEnded = "session-ended"
+    /// A device's live DFA α1 over its rolling 2-minute window, every 5 s of beat time while it streams.
+    case dfaAlpha1 = "dfa-alpha1"
 }

@@ -16,6 +16,7 @@ public enum WatchMessage: Sendable, Hashable {
     case sessionStarted(WatchPayload.SessionChanged)
     case sessionStopped(WatchPayload.SessionChanged)
     case sessionEnded(WatchPayload.SessionEnded)
+    case dfaAlpha1(WatchPayload.DFAAlpha1)
 
     public var name: WatchEvent {
         switch self {
@@ -29,6 +30,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted: .sessionStarted
         case .sessionStopped: .sessionStopped
         case .sessionEnded: .sessionEnded
+        case .dfaAlpha1: .dfaAlpha1
         }
     }
 
@@ -42,6 +44,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .battery(let p): p.device
         case .contact(let p): p.device
         case .seriesFinished(let p): p.device
+        case .dfaAlpha1(let p): p.device
         case .sessionStarted, .sessionStopped, .sessionEnded: nil
         }
     }
@@ -79,6 +82,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted(let p): JSONBridge.params(p)
         case .sessionStopped(let p): JSONBridge.params(p)
         case .sessionEnded(let p): JSONBridge.params(p)
+        case .dfaAlpha1(let p): JSONBridge.params(p)
         }
         return ControlEvent(name.rawValue, fields: fields, isFinal: name == .sessionEnded)
     }
@@ -108,6 +112,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted: self = .sessionStarted(try decode(WatchPayload.SessionChanged.self))
         case .sessionStopped: self = .sessionStopped(try decode(WatchPayload.SessionChanged.self))
         case .sessionEnded: self = .sessionEnded(try decode(WatchPayload.SessionEnded.self))
+        case .dfaAlpha1: self = .dfaAlpha1(try decode(WatchPayload.DFAAlpha1.self))
         }
     }
 }

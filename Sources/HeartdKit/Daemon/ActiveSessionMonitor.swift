@@ -15,6 +15,17 @@ final class ActiveSessionMonitor: Sendable {
     }
 
     private let entries = Mutex<[UUID: Entry]>([:])
+    /// Each device's live DFA α1; `status` shows the latest reading of a session's devices.
+    let dfa: LiveDFAMonitor
+
+    init(dfa: LiveDFAMonitor = LiveDFAMonitor()) {
+        self.dfa = dfa
+    }
+
+    /// Whether an active session covers `device`.
+    func covers(device: String) -> Bool {
+        entries.withLock { $0.values.contains { $0.session.covers(device: device) } }
+    }
 
     /// Tracks exactly `sessions` (the active ones): new ones start from what the store holds of them, ended ones go.
     func track(_ sessions: [Session], database: HeartDatabase, now: Date = Date()) {
@@ -58,7 +69,8 @@ final class ActiveSessionMonitor: Sendable {
             return ActiveSessionStatus(
                 uuid: entry.session.uuid, label: entry.session.label, start: entry.session.start,
                 devices: entry.session.devices, elapsedSeconds: max(0, now.timeIntervalSince(entry.session.start)).rounded(),
-                beats: s.beats, currentBPM: s.currentBPM, averageBPM: s.averageBPM, rmssdMs: s.rmssdMs)
+                beats: s.beats, currentBPM: s.currentBPM, averageBPM: s.averageBPM, rmssdMs: s.rmssdMs,
+                dfaAlpha1: dfa.latest(for: entry.session))
         }
     }
 

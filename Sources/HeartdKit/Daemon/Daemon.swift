@@ -52,6 +52,9 @@ public struct Daemon: Sendable {
                                       logger: logger, onLiveEvent: { event in
                                           hub.publish(event)
                                           monitor.observe(event)
+                                          if let dfa = monitor.dfa.observe(event, wanted: { hub.watcherCount > 0 || monitor.covers(device: $0) }) {
+                                              hub.publish(.dfaAlpha1(dfa))
+                                          }
                                           statusLine?.observe(event)
                                           // One switch on the tag, binding nothing: it runs for every value.
                                           switch event {

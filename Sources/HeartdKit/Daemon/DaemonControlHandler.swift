@@ -88,7 +88,7 @@ public struct DaemonControlHandler: ControlHandler {
     func startSession(_ params: [String: JSONValue]) throws(ControlError) -> Session {
         let result = try queries.mappingErrors { try queries.sessionStart(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
-        hub.publishSession(.sessionStarted(.init(session: result)))
+        hub.publish(.sessionStarted(.init(session: result)))
         return result
     }
 
@@ -110,7 +110,7 @@ public struct DaemonControlHandler: ControlHandler {
         _ = await store?.drain(timeout: 5)
         let result = try queries.mappingErrors { try queries.sessionStop(QueryParameters(params)) }
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
-        hub.publishSession(.sessionStopped(.init(session: result)))
+        hub.publish(.sessionStopped(.init(session: result)))
         hub.endSession(result.uuid, at: result.end)
         return result
     }

@@ -48,8 +48,9 @@ public final class LiveEventHub: Sendable {
         for c in watchers.withLock({ w in ids.compactMap { w[$0] } }) { c.yield(event) }
     }
 
-    /// `session-started` or `session-stopped` to every watcher (filtered watchers, which follow devices, skip it).
-    func publishSession(_ message: WatchMessage) {
+    /// An event the daemon makes itself (`session-started`, `session-stopped`, `dfa-alpha1`) to every watcher; a
+    /// filtered watcher, which follows devices, gets only those of its devices (no session event).
+    func publish(_ message: WatchMessage) {
         let snapshot = watchers.withLock { Array($0.values) }
         guard !snapshot.isEmpty else { return }
         let control = message.controlEvent.encodedOnce()
