@@ -31,16 +31,17 @@ final class LiveDFAMonitor: Sendable {
             let due: Date? = devices.withLock { devices in
                 var device = devices[address, default: Device()]
                 defer { devices[address] = device }
-                var due: Date?
+                // The reading covers the whole notification, so it is stamped with its last beat.
+                var due = false
                 for beat in beats {
                     let anchor = device.anchor ?? beat.time
                     device.anchor = anchor
                     let offset = (beat.time.timeIntervalSince(anchor) * 1024).rounded() / 1024
                     let gap = beat.precededByGap || device.breakPending
                     device.breakPending = false
-                    if device.model.add(Beat(offset: offset, precededByGap: gap)) { due = beat.time }
+                    if device.model.add(Beat(offset: offset, precededByGap: gap)) { due = true }
                 }
-                return due
+                return due ? beats.last?.time : nil
             }
             // Asked outside the lock: `wanted` takes the hub's and the sessions' locks.
             guard let due, wanted(address) else { return nil }
