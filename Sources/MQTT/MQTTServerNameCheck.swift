@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import NIOTLS
 
 /// Checks that the broker's certificate carries the name the client expects, and holds back every write (the CONNECT
 /// with its password) until it does. Sits right after the `NIOSSLClientHandler`.
