@@ -7,6 +7,7 @@ PKGS=(libdbus-1-dev libsqlite3-dev pkg-config dbus-daemon python3-dbus python3-g
       chromium     # HeartctlReportTests read `heartctl report`'s HTML in a headless browser (--dump-dom)
       chromium-driver python3-pip   # WebTests drive the room page in Chromium through Selenium
       mosquitto mosquitto-clients   # the MQTT tests start their own mosquitto (temp dir, loopback ports, TLS by openssl)
+      dbus-bin   # dbus-send: MQTTBridgeTests' ForgottenSensorTests drive the fake BlueZ with it
       openssl)
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -11,7 +11,8 @@ struct LiveState: Sendable {
     private(set) var status: DaemonStatus?
     private(set) var sessions: [ActiveSessionStatus] = []
     private var devices: [String: Entry] = [:]
-    /// A session started or stopped: the next status (which has the active sessions' figures) is due now.
+    /// A session started or stopped, or a device disconnected: the next status (the active sessions' figures, the
+    /// devices heartd still lists) is due now.
     private(set) var statusDue = false
     /// `lost` was reported and heartd has not answered since: retries say nothing more.
     private var lostReported = false
@@ -35,6 +36,14 @@ struct LiveState: Sendable {
         var updates: [LiveUpdate] = reachable ? [] : [.daemon(reachable: true, reason: nil)]
         reachable = true
         lostReported = false
+        // A device the last status's devices or allow-list named and this one does not (`forget` takes it off the
+        // allow-list): reported once more, unchanged, so that subscribers that infer "forgotten" from the status
+        // (heartd-mqtt removes it from Home Assistant) see it now.
+        let dropped = Self.addresses(status?.devices.map(\.address)).subtracting(Self.addresses(new.devices.map(\.address)))
+            .union(Self.addresses(status?.capture.allowList).subtracting(Self.addresses(new.capture.allowList)))
+        for address in dropped.sorted() {
+            if let entry = devices[address] { updates.append(.device(entry.device)) }
+        }
         status = new
         statusDue = false
         for d in new.devices {
@@ -66,6 +75,8 @@ struct LiveState: Sendable {
                 $0.lastNotification = p.at
             }
         case .disconnected(let p):
+            // A disconnect may be `forget`: the status (due now) says whether heartd still lists the device.
+            statusDue = true
             devices[p.device.uppercased()]?.rmssd.breakChain()
             update(p.device, now: now, into: &updates) {
                 $0.connected = false
@@ -130,6 +141,8 @@ struct LiveState: Sendable {
         }
         return updates
     }
+
+    private static func addresses(_ list: [String]?) -> Set<String> { Set((list ?? []).map { $0.uppercased() }) }
 
     /// Applies `change` to the device (created on first sight), derives its state, and reports it if it changed.
     private mutating func update(_ address: String, now: Date, into updates: inout [LiveUpdate],

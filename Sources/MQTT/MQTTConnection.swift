@@ -24,6 +24,7 @@ struct MQTTConnection: Sendable {
             channel.eventLoop.makeCompletedFuture {
                 if let tls {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: sniName))
+                    try channel.pipeline.syncOperations.addHandler(MQTTServerNameCheck(expected: serverName))
                 }
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(MQTTPacketDecoder(maxPacketSize: maxPacketSize)))
                 try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(MQTTPacketEncoder()))

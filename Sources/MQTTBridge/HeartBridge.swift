@@ -109,11 +109,16 @@ public final class HeartBridge: Service, Sendable {
         removeForgotten(snapshot)
     }
 
-    /// Whether heartd still knows `device`: connected, or listed by its last status (a forgotten sensor is neither;
-    /// the feed keeps it in its picture, disconnected).
+    /// Whether heartd still knows `device`: connected, or on its allow-list (`status.capture.allow_list`; `forget`
+    /// takes it off). Without an allow-list (the simulator): listed in the status's devices. (The status's `devices`
+    /// alone cannot tell: the pipeline keeps every device it saw until heartd restarts.) A sensor captured only
+    /// through `auto_heart_rate` is on no allow-list: it is removed when it disconnects and announced again when it
+    /// comes back (same unique ids, so Home Assistant keeps its history).
     static func isKnown(_ device: LiveDevice, in snapshot: LiveSnapshot) -> Bool {
         guard !device.connected, let status = snapshot.status else { return true }
-        return status.devices.contains { $0.address.caseInsensitiveCompare(device.address) == .orderedSame }
+        let same = { (address: String) in address.caseInsensitiveCompare(device.address) == .orderedSame }
+        if let allowList = status.capture.allowList { return allowList.contains(where: same) }
+        return status.devices.contains { same($0.address) }
     }
 
     private func publish(_ device: LiveDevice, sessions: [ActiveSessionStatus], force: Bool) {

@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HeartQueries
+import Ingest
 import Testing
 @testable import LiveFeed
 
@@ -104,5 +105,34 @@ import Testing
         let gone = state.apply(.disconnected(.init(device: address, at: t0.addingTimeInterval(7), reason: "link-lost")),
                                now: t0.addingTimeInterval(7))
         #expect(device(gone)?.dfaAlpha1 == nil && device(gone)?.dfaArtifactPercent == nil)
+    }
+
+    func status(_ addresses: [String], allowList: [String]? = nil) -> DaemonStatus {
+        DaemonStatus(version: "test", protocolVersion: "1", pid: 1, mode: .bluez, started: t0, uptimeSeconds: 1,
+                     capture: CaptureReport(source: .bluez, allowList: allowList),
+                     devices: addresses.map {
+                         DeviceStatus(address: $0, connected: false, device: nil, lastNotification: nil, currentBPM: nil,
+                                      batteryPercent: nil, beatsInOpenSeries: 0, seriesFinished: 0, counters: IngestCounters())
+                     },
+                     store: StoreReport(path: nil, sizeBytes: 0, sink: SinkStatus()), watchers: 1)
+    }
+
+    /// `forget`: the device disconnects (a status is due at once), and the next status no longer has it on the
+    /// allow-list (its `devices` keep it: the pipeline keeps every device it saw): the device is reported again, so
+    /// that a subscriber inferring "forgotten" from the status (heartd-mqtt) learns it then. So is a device the
+    /// status's devices drop.
+    @Test func aDeviceTheStatusNoLongerListsIsReportedAgain() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = state.apply(status: status([address], allowList: [address]), now: t0)
+        _ = connected(&state)
+        _ = state.apply(.disconnected(.init(device: address, at: t0.addingTimeInterval(1), reason: "forgotten")), now: t0.addingTimeInterval(1))
+        #expect(state.statusDue)
+        #expect(state.apply(status: status([address], allowList: [address]), now: t0.addingTimeInterval(2)).isEmpty)
+        #expect(!state.statusDue)
+        let forgotten = state.apply(status: status([address], allowList: []), now: t0.addingTimeInterval(3))
+        #expect(device(forgotten)?.address == address && device(forgotten)?.connected == false)
+        #expect(state.apply(status: status([address], allowList: []), now: t0.addingTimeInterval(4)).isEmpty)
+        let gone = state.apply(status: status([]), now: t0.addingTimeInterval(5))
+        #expect(device(gone)?.address == address)
     }
 }

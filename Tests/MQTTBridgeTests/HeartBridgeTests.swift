@@ -117,6 +117,8 @@ import Glibc
         let tls = ["mqtt.port=\(broker.tlsPort)", "mqtt.tls_server_name=\"localhost\""]
         #expect(try processes.check(tls + ["mqtt.ca_file=\"\(broker.caFile)\""]) == 0)
         #expect(try processes.check(tls + ["mqtt.ca_file=\"\(broker.otherCAFile)\""]) == 4)
+        #expect(try processes.check(["mqtt.port=\(broker.tlsPort)", "mqtt.tls_server_name=\"broker.example\"",
+                                     "mqtt.ca_file=\"\(broker.caFile)\""]) == 4)
         #expect(try processes.check(["mqtt.base_topic=\"a/#\""]) == 64)
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestBus
 @testable import MQTT
@@ -152,6 +156,38 @@ import TestBus
         }
     }
 
+    /// The broker's certificate (signed by the right CA) names `localhost` and 127.0.0.1. A client that expects another
+    /// name is refused even though it connects to 127.0.0.1: the IP address in the certificate does not stand in for
+    /// the expected name. The right name, by `tlsServerName` or as the host itself, passes.
+    @Test func aCertificateForAnotherNameIsRefused() async throws {
+        let broker = try MosquittoBroker()
+        var tls = settings(broker)
+        tls.port = broker.tlsPort
+        tls.tlsCAFile = broker.caFile
+
+        var otherName = tls
+        otherName.tlsServerName = "broker.example"
+        await #expect { try await MQTTClient.check(settings: otherName, logger: logger) } throws: { error in
+            guard let error = error as? MQTTError else { return false }
+            return error.code == .tls && error.detail.contains("broker.example")
+        }
+
+        var byName = tls
+        byName.host = "localhost"
+        try await MQTTClient.check(settings: byName, logger: logger)
+        var byNameAndServerName = tls
+        byNameAndServerName.tlsServerName = "LOCALHOST"
+        try await MQTTClient.check(settings: byNameAndServerName, logger: logger)
+        var byAddress = tls
+        byAddress.tlsServerName = nil
+        try await MQTTClient.check(settings: byAddress, logger: logger)
+        var otherAddress = tls
+        otherAddress.tlsServerName = "127.0.0.2"
+        await #expect { try await MQTTClient.check(settings: otherAddress, logger: logger) } throws: {
+            ($0 as? MQTTError)?.code == .tls
+        }
+    }
+
     @Test(arguments: [Fault.garbage, .oversized])
     func aBrokerSendingGarbageOrAnOversizedPacketIsDroppedAndRetried(fault: Fault) async throws {
         let fake = try FakeBroker { fd in
@@ -194,6 +230,64 @@ import TestBus
         await running(client) {
             #expect(await eventually { client.statistics().lastError?.code == .timeout })
             #expect(ContinuousClock.now - start < .seconds(4))
+        }
+    }
+
+    @Test func serverNamesMatchAsRFC6125Says() {
+        let names: [MQTTServerNameCheck.SubjectName] = [.dns("Broker.LAN"), .dns("*.mqtt.example"), .ip([192, 0, 2, 7])]
+        #expect(MQTTServerNameCheck.names(names, include: "broker.lan"))
+        #expect(MQTTServerNameCheck.names(names, include: "broker.lan."))
+        #expect(MQTTServerNameCheck.names(names, include: "a.mqtt.example"))
+        #expect(MQTTServerNameCheck.names(names, include: "192.0.2.7"))
+        #expect(!MQTTServerNameCheck.names(names, include: "a.b.mqtt.example"))
+        #expect(!MQTTServerNameCheck.names(names, include: "mqtt.example"))
+        #expect(!MQTTServerNameCheck.names(names, include: "other.lan"))
+        #expect(!MQTTServerNameCheck.names(names, include: "192.0.2.8"))
+        #expect(!MQTTServerNameCheck.matches(host: "a.example", pattern: "*.example"))
+        #expect(!MQTTServerNameCheck.matches(host: "ab.example.org", pattern: "a*.example.org"))
+    }
+
+    /// A broker that accepts, answers the CONNECT and then never reads again: its receive buffer and the client's
+    /// send buffer fill, the writer waits. The client's memory stays bounded (the outgoing queue drops the oldest
+    /// events beyond its limit), the stall is found by the keep-alive (the PINGREQ cannot even be sent, no PINGRESP
+    /// comes), and the connection is dropped, counted and made again.
+    @Test func aBrokerThatStopsReadingCostsBoundedMemoryAndIsDroppedAndRemade() async throws {
+        let done = Mutex(false)
+        let fake = try FakeBroker { fd in
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            guard FakeBroker.readPacket(fd) != nil else { return }  // CONNECT
+            FakeBroker.send(fd, [0x20, 2, 0, 0])  // CONNACK accepted; never reads again
+            while !done.withLock({ $0 }) { usleep(50_000) }
+        }
+        defer { done.withLock { $0 = true } }
+        var s = MQTTClientSettings(host: "127.0.0.1", port: fake.port, clientID: "victim")
+        s.keepAlive = .seconds(1)
+        s.minBackoff = .milliseconds(100)
+        s.maxBackoff = .milliseconds(200)
+        s.maxQueuedMessages = 200
+        let client = MQTTClient(settings: s, logger: logger)
+        let payload = [UInt8](repeating: 0x41, count: 16 * 1024)
+        await running(client) {
+            #expect(await eventually { client.isConnected })
+            // 16 KiB events until the writer has waited long enough to be found out, twice: far more than the socket
+            // buffers hold (the queue keeps at most 200 of them, 3.2 MiB).
+            let start = ContinuousClock.now
+            var sent = 0
+            while client.statistics().failures < 2 && ContinuousClock.now - start < .seconds(30) {
+                for _ in 0..<50 {
+                    client.publish(MQTTMessage(topic: "t/event", payload: payload, qos: .atLeastOnce), queuing: .every)
+                    sent += 1
+                }
+                #expect(client.statistics().queued <= 200)
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            let statistics = client.statistics()
+            #expect(statistics.failures >= 2)
+            #expect(statistics.lastError?.code == .timeout)
+            #expect(statistics.dropped > 0 && statistics.queued + statistics.inFlight <= 200 + 64)
+            #expect(await eventually { fake.connections >= 3 })
+            #expect(statistics.published < sent)
         }
     }
 }

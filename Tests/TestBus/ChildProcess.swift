@@ -11,8 +11,9 @@ public final class ChildProcess: @unchecked Sendable {  // `status` under `lock`
     private let lock = NSLock()
     private var status: Int32?
 
-    /// Starts `path` with `arguments`; stdout and stderr go to `output` (appended), or nowhere.
-    public init(_ path: String, _ arguments: [String], output: String? = nil) throws {
+    /// Starts `path` with `arguments`; stdout and stderr go to `output` (appended), or nowhere; `environment` adds to
+    /// (or replaces in) this process's environment.
+    public init(_ path: String, _ arguments: [String], output: String? = nil, environment: [String: String] = [:]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -31,8 +32,12 @@ public final class ChildProcess: @unchecked Sendable {  // `status` under `lock`
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else { throw TestFailure("cannot run \(path): \(String(cString: strerror(result)))") }
         self.pid = pid
     }

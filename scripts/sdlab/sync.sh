@@ -99,6 +99,11 @@ rm -f /run/systemd/system/sdlab-sync-probe.service /run/sdlab-sync-probe.py /run
 systemd-analyze security heartd-sync --no-pager > /out/security-sync.txt 2>&1
 exposure=$(sed -n 's/.*Overall exposure level for heartd-sync.service: \([0-9.]*\).*/\1/p' /out/security-sync.txt)
 check sync-security "systemd-analyze security heartd-sync: ${exposure:-?} (documented: ${SYNC_EXPOSURE_BOUND})" le "${exposure:-9}" "$SYNC_EXPOSURE_BOUND"
+# heartd-mqtt.service (installed by install.sh, not enabled) is sandboxed no worse than heartd-sync.service.
+systemd-analyze security heartd-mqtt --no-pager > /out/security-mqtt.txt 2>&1
+mqtt_exposure=$(sed -n 's/.*Overall exposure level for heartd-mqtt.service: \([0-9.]*\).*/\1/p' /out/security-mqtt.txt)
+check mqtt-security "systemd-analyze security heartd-mqtt: ${mqtt_exposure:-?} (bound: heartd-sync's ${exposure:-?})" \
+  le "${mqtt_exposure:-9}" "${exposure:-0}"
 python3 /src/scripts/sdlab/journal_check.py denials --unit heartd-sync.service > /out/journal-denials-sync.txt 2>&1
 rc=$?
 check sync-journal-clean "no denial or error line from heartd-sync: $(head -1 /out/journal-denials-sync.txt)" test $rc = 0
