@@ -13,8 +13,9 @@ struct EffortTallyTests {
 
     @Test func aMinuteInEachZoneEarnsItsPoints() {
         // HRmax 200: 110 bpm is 55 % (grey), 130 blue, 150 green, 170 yellow, 190 red; 90 bpm (45 %) is rest.
-        for (bpm, zone, points) in [(90, HeartZone.rest, 0.0), (110, .grey, 1), (130, .blue, 2), (150, .green, 3),
-                                    (170, .yellow, 4), (190, .red, 4)] {
+        let cases: [(bpm: Int, zone: HeartZone, points: Double)] = [(90, .rest, 0), (110, .grey, 1), (130, .blue, 2), (150, .green, 3),
+                                                                    (170, .yellow, 4), (190, .red, 4)]
+        for (bpm, zone, points) in cases {
             var tally = EffortTally(person: .init(hrmax: 200))
             feed(&tally, bpm: bpm, seconds: 60)
             #expect(tally.secondsInZone == [zone: 60], "\(bpm) bpm")

@@ -92,7 +92,7 @@ import TestBus
         let heartctl = try BuiltProducts.path("heartctl")
         let (started, out) = try await Self.runStatus(heartctl, ["--socket", stack.socket, "session", "start", "--label", "web <b>report</b>"])
         #expect(started == 0, "\(out)")
-        let uuid = try #require(out.split(separator: "\n").last.map(String.init).flatMap(UUID.init(uuidString:)), "\(out)")
+        let uuid = try #require(out.split(separator: "\n").last.flatMap { UUID(uuidString: String($0)) }, "\(out)")
         // Ten beats or more in the session (the simulated sensor beats about once a second).
         #expect(await eventually(timeout: 60, every: .milliseconds(500)) {
             let (_, shown) = try await Self.runStatus(heartctl, ["--socket", stack.socket, "session", "show", uuid.uuidString])
