@@ -117,6 +117,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // A small generic MQTT 3.1.1 client on SwiftNIO (packets, TLS, keep-alive, reconnect, a bounded queue); no heartd.
         .target(name: "MQTT", dependencies: [
@@ -173,6 +176,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // heartd → MQTT topics and Home Assistant discovery, from the LiveFeed through the MQTT client.
         .target(name: "MQTTBridge", dependencies: [
@@ -252,7 +256,7 @@ let package = Package(
             "Control", "HealthModel", "HeartQueries", "Ingest", "LiveFeed", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebTests", dependencies: [
-            "HealthModel", "HeartQueries", "LiveFeed", "TestBus", "Web", "WebConfig",
+            "HealthModel", "HeartQueries", "LiveFeed", "TestBus", "Web", "WebConfig", "DBus",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

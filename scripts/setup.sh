@@ -21,6 +21,10 @@ fi
 if ! python3 -c 'import selenium' >/dev/null 2>&1; then
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 fi
+# scripts/bench-web.sh drives Chromium from Debian's /usr/bin/python3 (it also needs python3-dbus for the fake BlueZ).
+if [ "$(command -v python3)" != /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1; then
+  /usr/bin/python3 -m pip install -q selenium 2>/dev/null || /usr/bin/python3 -m pip install -q --break-system-packages selenium
+fi
 # FITExportTests read `heartctl export --format fit` with Garmin's FIT SDK and fitdecode (scripts/fit_check.py).
 if ! python3 -c "import garmin_fit_sdk, fitdecode" >/dev/null 2>&1; then
   python3 -m pip install -q garmin-fit-sdk fitdecode 2>/dev/null \

@@ -19,8 +19,11 @@ public struct DeviceView: Codable, Sendable, Hashable {
     public var hrmaxSource: HRMaxSource
     public var hrmaxPercent: Int?
     public var zone: HeartZone?
+    /// Time in zone, effort points and calories since the session started (since heartd-web started without one).
+    public var effort: EffortView?
 
-    public init(_ device: LiveDevice, hrmax table: HRMaxTable) {
+    public init(_ device: LiveDevice, hrmax table: HRMaxTable, effort tally: EffortTally? = nil) {
+        effort = tally.map(EffortView.init)
         address = device.address
         name = device.displayName
         state = device.state

@@ -12,6 +12,7 @@ public final class LiveFanout: Service, Sendable {
     public let source: any LiveSource
     public let hrmax: HRMaxTable
     public let clientBuffer: Int
+    public let people: EffortPeople
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -21,6 +22,8 @@ public final class LiveFanout: Service, Sendable {
         var activeSessions: Set<UUID> = []
         var finished = false
         var dropped = 0
+        /// Each sensor's effort since the session started (`EffortTally`), by address.
+        var tallies: [String: EffortTally] = [:]
     }
 
     private struct Client {
@@ -28,9 +31,10 @@ public final class LiveFanout: Service, Sendable {
         let drop: @Sendable () -> Void
     }
 
-    public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, logger: Logger) {
+    public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
+        self.people = people
         self.clientBuffer = clientBuffer
         self.logger = logger
     }
@@ -77,8 +81,9 @@ public final class LiveFanout: Service, Sendable {
     /// The whole picture now, as the first message of every browser and `/api/devices`.
     public func snapshotMessage() -> LiveMessage {
         let snapshot = source.snapshot()
+        let tallies = state.withLock { $0.tallies }
         return .snapshot(daemonReachable: snapshot.daemonReachable,
-                         devices: snapshot.devices.map { DeviceView($0, hrmax: hrmax) },
+                         devices: snapshot.devices.map { DeviceView($0, hrmax: hrmax, effort: tallies[$0.address]) },
                          sessions: snapshot.activeSessions.map(SessionView.init))
     }
 
@@ -89,19 +94,35 @@ public final class LiveFanout: Service, Sendable {
         case .daemon(let reachable, let reason):
             return [.daemon(reachable: reachable, reason: reason)]
         case .device(let device):
-            return [.device(DeviceView(device, hrmax: hrmax))]
+            return [.device(DeviceView(device, hrmax: hrmax, effort: tally(device)))]
         case .beats(let address, let beats):
             return [.beats(address: address, beats: beats.map(BeatView.init))]
         case .sessions(let sessions):
+            let now = Set(sessions.map(\.uuid))
             let previous = state.withLock { state in
-                defer { state.activeSessions = Set(sessions.map(\.uuid)) }
+                defer { state.activeSessions = now }
+                if !now.subtracting(state.activeSessions).isEmpty { state.tallies = [:] }  // a session started: effort from zero
                 return state.activeSessions
             }
-            let now = Set(sessions.map(\.uuid))
             var messages: [LiveMessage] = sessions.filter { !previous.contains($0.uuid) }.map { .sessionStarted(SessionView($0)) }
             messages += previous.subtracting(now).sorted { $0.uuidString < $1.uuidString }.map { .sessionStopped(uuid: $0) }
             messages.append(.sessions(sessions.map(SessionView.init)))
             return messages
+        }
+    }
+
+    /// The device's effort tally with its latest heart rate counted (or paused when it is not streaming).
+    private func tally(_ device: LiveDevice) -> EffortTally {
+        let at = device.lastNotification ?? Date()
+        return state.withLock { state in
+            var tally = state.tallies[device.address] ?? EffortTally(person: people.person(for: device.address, hrmax: hrmax))
+            if device.state == .streaming, let bpm = device.bpm {
+                tally.add(bpm: bpm, at: at)
+            } else {
+                tally.pause(at: at)
+            }
+            state.tallies[device.address] = tally
+            return tally
         }
     }
 

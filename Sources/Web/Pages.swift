@@ -23,6 +23,7 @@ enum Pages {
         }
         let body = """
         <header><h1>heartd</h1><span id="session-label">no session</span><span id="session-timer"></span>
+        <a href="/sessions" id="sessions-link">Sessions</a>
         \(controls)</header>
         <div id="banner" hidden>heartd is not reachable; reconnecting…</div>
         <main id="tiles" aria-live="polite"></main>

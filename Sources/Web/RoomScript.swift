@@ -26,6 +26,7 @@ enum RoomScript {
           bpm: el("div", "bpm", tile),
           pct: el("div", "pct", tile),
           state: el("div", "state", tile),
+          effort: el("div", "effort", tile),
           footer: el("div", "footer", tile),
         };
         parts.battery = el("span", "battery", parts.footer);
@@ -60,10 +61,23 @@ enum RoomScript {
         p.battery.textContent = d.battery != null ? "battery " + d.battery + " %" : "";
         p.rmssd.textContent = d.rmssdMs != null ? "RMSSD " + Math.round(d.rmssdMs) + " ms" : "";
         p.dfa.textContent = d.dfaAlpha1 != null ? "DFA α1 " + d.dfaAlpha1.toFixed(2) : "";
+        p.effort.textContent = effortText(d.effort);
         const zone = state === "streaming" && d.zone ? d.zone : "none";
         p.tile.className = "tile zone-" + zone + " state-" + state;
         p.tile.dataset.zone = zone;
         p.tile.dataset.state = state;
+      }
+
+      // This session's effort points, calories and time in each zone (minutes:seconds), e.g. "12.4 pts · 85 kcal · green 4:10".
+      function effortText(e) {
+        if (!e) return "";
+        const parts = [e.points.toFixed(1) + " pts"];
+        if (e.kcal != null) parts.push(e.kcal + " kcal");
+        ["grey", "blue", "green", "yellow", "red"].forEach(function (zone) {
+          const s = e.zoneSeconds[zone];
+          if (s) parts.push(zone + " " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0"));
+        });
+        return parts.join(" · ");
       }
 
       function update(device) {

@@ -18,7 +18,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
                                 body: .init(byteBuffer: .init(string: (error.body ?? error.status.reasonPhrase) + "\n")))
             response.headers[.contentType] = "text/plain; charset=utf-8"
         }
-        response.headers[.contentSecurityPolicy] = Self.policy
+        // A route may set a stricter policy of its own (a session's report: `WebApplication.reportPolicy`).
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.policy }
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "same-origin"
         response.headers[.xFrameOptions] = "DENY"

@@ -20,6 +20,7 @@ enum Stylesheet {
     .tile .name { font-size: max(14px, min(9cqh, 9cqw)); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .tile .bpm { font-size: max(28px, min(42cqh, 30cqw)); font-weight: 700; line-height: 1; font-variant-numeric: tabular-nums; }
     .tile .pct, .tile .state { font-size: max(12px, min(8cqh, 7cqw)); }
+    .tile .effort { font-size: max(11px, min(5.5cqh, 4.5cqw)); opacity: .9; }
     .tile .footer { display: flex; justify-content: space-between; font-size: max(11px, min(6cqh, 5cqw)); opacity: .85; }
     .zone-none { background: #2a2a2a; }
     .zone-rest { background: #3a3a3a; }

@@ -1,5 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import WebConfig
@@ -13,10 +15,13 @@ public struct WebApplication: Sendable {
     public let limiter: LoginLimiter
     public let control: any SessionControl
     public let logger: Logger
+    /// HTTPS with this, else plain HTTP (`WebTLS`).
+    public let tls: TLSConfiguration?
 
     public init(settings: WebSettings, credentials: WebCredentials, fanout: LiveFanout, control: any SessionControl,
-                logger: Logger) {
+                tls: TLSConfiguration? = nil, logger: Logger) {
         self.settings = settings
+        self.tls = tls
         self.fanout = fanout
         self.access = WebAccess(credentials: credentials, sessions: WebSessions())
         self.limiter = LoginLimiter(perMinute: settings.loginAttemptsPerMinute)
@@ -30,15 +35,17 @@ public struct WebApplication: Sendable {
         addPages(to: router)
         addAPI(to: router)
         addLive(to: router)
+        addSessions(to: router)
         return router
     }
 
     /// The application; `onListening` gets the bound port (the configured one, or the kernel's for port 0).
-    public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let router = router()
+        let http: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: router)
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? settings.port) },
             logger: logger)

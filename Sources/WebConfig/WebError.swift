@@ -7,6 +7,10 @@ public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
         case credentialFile
         /// The address cannot be listened on.
         case listen
+        /// heartd's `export` of a session failed while it streamed (the download ends short).
+        case export
+        /// The TLS certificate or key cannot be read or used, or only one of them is set.
+        case tls
     }
 
     public let code: Code
@@ -23,7 +27,7 @@ public struct WebError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitStatus: Int32 {
         switch code {
         case .unprotectedBind: return 65
-        case .credentialFile, .listen: return 1
+        case .credentialFile, .listen, .export, .tls: return 1
         }
     }
 }

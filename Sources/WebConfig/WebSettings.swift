@@ -13,10 +13,22 @@ public struct WebSettings: Sendable, Equatable {
     /// File whose first line is the coach password's bcrypt hash (`heartd-web hash-password`); empty:
     /// `$CREDENTIALS_DIRECTORY/web-coach-password` when systemd passed it, else no coach (nobody starts sessions).
     public var coachPasswordFile = ""
+    /// PEM file of the TLS certificate (then its chain); empty: `$CREDENTIALS_DIRECTORY/web-tls-certificate` when
+    /// systemd passed it, else plain HTTP. With `tlsKey` only.
+    public var tlsCertificate = ""
+    /// PEM file of the TLS private key; empty: `$CREDENTIALS_DIRECTORY/web-tls-key` when systemd passed it.
+    public var tlsKey = ""
     /// HRmax for devices without one of their own (`hrmax_devices`), in beats per minute.
     public var hrmaxDefault = 190
     /// Per device: `"AA:BB:CC:DD:EE:FF=182"`.
     public var hrmaxDevices: [String] = []
+    /// Age in years of the people wearing the sensors, for the calorie estimate on the tiles (Keytel et al. 2005);
+    /// 0: unknown (no calories). One value for every sensor until people are kept per strap (issue 28's People page).
+    public var ageYears = 0
+    /// Weight in kilograms, as `ageYears`; 0: unknown (no calories).
+    public var weightKg = 0
+    /// `"female"`, `"male"` or `""` (unknown: the mean of Keytel's two equations), as `ageYears`.
+    public var sex = ""
     /// Updates queued for one browser before it is dropped as too slow.
     public var clientBuffer = 256
     /// Failed logins from one address within a minute before it gets 429.
@@ -54,6 +66,16 @@ public struct WebSettings: Sendable, Equatable {
     /// The coach password hash's file, if any (see `coachPasswordFile`).
     public func coachPasswordPath(environment: [String: String]) -> String? {
         credentialPath(coachPasswordFile, name: "web-coach-password", environment: environment)
+    }
+
+    /// The TLS certificate's file, if any (see `tlsCertificate`).
+    public func tlsCertificatePath(environment: [String: String]) -> String? {
+        credentialPath(tlsCertificate, name: "web-tls-certificate", environment: environment)
+    }
+
+    /// The TLS key's file, if any (see `tlsKey`).
+    public func tlsKeyPath(environment: [String: String]) -> String? {
+        credentialPath(tlsKey, name: "web-tls-key", environment: environment)
     }
 
     private func credentialPath(_ configured: String, name: String, environment: [String: String]) -> String? {

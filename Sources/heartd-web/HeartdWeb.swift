@@ -4,6 +4,7 @@ import HeartdCommandLine
 import HeartQueries
 import LiveFeed
 import Logging
+import NIOSSL
 import ServiceLifecycle
 import Web
 import WebConfig
@@ -35,9 +36,11 @@ extension HeartdWeb {
             let settings = configuration.web
             let environment = ProcessInfo.processInfo.environment
             let credentials: WebCredentials
+            let tls: TLSConfiguration?
             do throws(WebError) {
                 credentials = try WebCredentials.load(settings, environment: environment)
                 try WebCredentials.checkBind(settings, credentials)
+                tls = try WebTLS.configuration(settings, environment: environment)
             } catch {
                 logger.critical("heartd-web refuses to start", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.detail)"])
                 throw ExitCode(error.exitStatus)
@@ -45,13 +48,14 @@ extension HeartdWeb {
             let socketPath = configuration.controlSocketPath(environment: environment)
             let feed = LiveFeed(settings: LiveFeedSettings(socketPath: socketPath), logger: logger)
             let fanout = LiveFanout(source: feed, hrmax: HRMaxTable(defaultBPM: settings.hrmaxDefault, byDevice: settings.hrmaxByDevice),
-                                    clientBuffer: settings.clientBuffer, logger: logger)
+                                    clientBuffer: settings.clientBuffer, people: EffortPeople(settings: settings), logger: logger)
             let web = WebApplication(settings: settings, credentials: credentials, fanout: fanout,
-                                     control: ControlSessionControl(socketPath: socketPath), logger: logger)
+                                     control: ControlSessionControl(socketPath: socketPath), tls: tls, logger: logger)
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-            let app = web.application { port in
-                logger.notice("heartd-web listening", metadata: ["url": "http://\(host):\(port)/", "socket": "\(socketPath)"])
-                FileHandle.standardOutput.write(Data("heartd-web: room page at http://\(host):\(port)/\n".utf8))
+            let scheme = tls == nil ? "http" : "https"
+            let app = try web.application { port in
+                logger.notice("heartd-web listening", metadata: ["url": "\(scheme)://\(host):\(port)/", "socket": "\(socketPath)"])
+                FileHandle.standardOutput.write(Data("heartd-web: room page at \(scheme)://\(host):\(port)/\n".utf8))
             }
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(
                 services: [.init(service: feed), .init(service: fanout, successTerminationBehavior: .gracefullyShutdownGroup),

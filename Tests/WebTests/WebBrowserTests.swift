@@ -3,7 +3,8 @@ import Glibc
 import Testing
 import TestBus
 
-/// heartd --simulate, heartd-web and the room page in headless Chromium (Selenium, Browser/room_check.py).
+/// heartd (--simulate, or capturing the fake BlueZ's sensors), heartd-web and the room page in headless Chromium
+/// (Selenium, Browser/room_check.py).
 @Suite(.serialized) struct WebBrowserTests {
 
     /// The two services and the paths a browser check needs; `stop()` ends them.
@@ -14,7 +15,8 @@ import TestBus
         let url: String
         let socket: String
 
-        init(simulateSpeed: Int = 1) async throws {
+        /// heartd runs with `capture` (default: its simulated sensor) and `environment` added to its own.
+        init(capture: [String] = ["--simulate", "--simulate-speed", "1"], environment: [String: String] = [:]) async throws {
             dir = "/tmp/hw-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             socket = dir + "/control.sock"
@@ -30,9 +32,9 @@ import TestBus
             let hash = try WebBrowserTests.run(try BuiltProducts.path("heartd-web"), ["hash-password", "--cost", "6"], input: BrowserScript.password)
             try hash.write(toFile: dir + "/coach", atomically: true, encoding: .utf8)
             heartd = try WebProcess(try BuiltProducts.path("heartd"),
-                                    ["--simulate", "--simulate-speed", "\(simulateSpeed)", "--db", dir + "/heart.db", "--socket", socket,
-                                     "--config", config, "--set", "control.group=\"\"", "--log-target", "stderr"],
-                                    log: dir + "/heartd.log")
+                                    capture + ["--db", dir + "/heart.db", "--socket", socket,
+                                               "--config", config, "--set", "control.group=\"\"", "--log-target", "stderr"],
+                                    log: dir + "/heartd.log", environment: environment)
             let socket = socket
             guard await eventually(timeout: 20, { FileManager.default.fileExists(atPath: socket) }) else {
                 throw WebTestFailure("heartd did not open its socket:\n\(heartd.output)")
@@ -79,6 +81,27 @@ import TestBus
         let stack = try await Stack()
         defer { stack.stop() }
         let results = try await stack.browse(["live"])
+        #expect(results.contains(#""failed": []"#), "\(results)")
+    }
+
+    /// A session of heartd's simulated sensor, started and stopped with heartctl, on the Sessions page: its report
+    /// opens sandboxed and its CSV export downloads through the browser.
+    @Test func aFinishedSessionsReportOpensAndItsExportDownloads() async throws {
+        let stack = try await Stack()
+        defer { stack.stop() }
+        let heartctl = try BuiltProducts.path("heartctl")
+        let (started, out) = try await Self.runStatus(heartctl, ["--socket", stack.socket, "session", "start", "--label", "web <b>report</b>"])
+        #expect(started == 0, "\(out)")
+        let uuid = try #require(out.split(separator: "\n").last.flatMap { UUID(uuidString: String($0)) }, "\(out)")
+        // Ten beats or more in the session (the simulated sensor beats about once a second).
+        #expect(await eventually(timeout: 60, every: .milliseconds(500)) {
+            let (_, shown) = try await Self.runStatus(heartctl, ["--socket", stack.socket, "session", "show", uuid.uuidString])
+            let object = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any]
+            return ((object?["statistics"] as? [String: Any])?["beats"] as? Int ?? 0) >= 10
+        })
+        let (stopped, stopOut) = try await Self.runStatus(heartctl, ["--socket", stack.socket, "session", "stop"])
+        #expect(stopped == 0, "\(stopOut)")
+        let results = try await stack.browse(["sessions"], extra: ["--session", uuid.uuidString])
         #expect(results.contains(#""failed": []"#), "\(results)")
     }
 

@@ -20,7 +20,7 @@ import Web
         let stopFile = "/tmp/hw-stop-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: stopFile) }
         let port = Mutex<Int?>(nil)
-        let app = fixture.web.application { bound in port.withLock { $0 = bound } }
+        let app = try fixture.web.application { bound in port.withLock { $0 = bound } }
         let group = ServiceGroup(services: [fixture.fanout, app], logger: Logger(label: "web-browser-test"))
         let server = Task { try await group.run() }
         let feeder = Task { await Self.feed(fixture.source, stopFile: stopFile) }

@@ -1,5 +1,5 @@
 """A gateway for the bench scripts (soak.py, gateway-cpu.py, memory.py): a private dbus-daemon, the project's fake
-BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adapters of 6 slots, and heartd allowed
+BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) serving N sensors through 3 adapters of 6 slots (or `adapters`), and heartd allowed
 to capture them all, or those given as `allow` (adapter_connection_limit 6, a silent-stop timeout longer than the
 wait before the stream); `env` adds to heartd's environment. Also the process figures the scripts read."""
 import os
@@ -16,7 +16,7 @@ FAKE = os.path.join(ROOT, "Tests/BlueZTests/Fixtures/fake_bluez.py")
 
 
 class Gateway:
-    def __init__(self, heartd, addresses, prefix, extra=(), allow=None, env=None, keep_files=False):
+    def __init__(self, heartd, addresses, prefix, extra=(), allow=None, env=None, keep_files=False, adapters=3):
         self.addresses = addresses
         self.keep_files = keep_files  # the store and log stay for inspection after stop()
         self.tmp = tempfile.mkdtemp(prefix=prefix)
@@ -25,7 +25,7 @@ class Gateway:
                                            stdout=subprocess.PIPE, text=True)
         bus = self.bus_daemon.stdout.readline().strip()
         self.fake = subprocess.Popen(["/usr/bin/python3", FAKE, "--address", bus, "--devices", ",".join(addresses),
-                                      "--known", "--adapters", "hci0,hci1,hci2", "--slots", "6"])
+                                      "--known", "--adapters", ",".join("hci%d" % i for i in range(adapters)), "--slots", "6"])
         time.sleep(2.0)  # the fake owns org.bluez
         self.socket = os.path.join(self.tmp, "c.sock")
         argv = [heartd, "--db", self.db, "--socket", self.socket, "--set", 'control.group=""',

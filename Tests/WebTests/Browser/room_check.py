@@ -10,12 +10,15 @@ WebBrowserTests runs it against heartd --simulate and heartd-web; each check is 
   viewer     a viewer's POST to start a session gets 403
   crosssite  a form on another site posting to /api/sessions/start (with the coach logged in) is refused
   overlay    /overlay/<device> has a transparent background
+  sessions   the Sessions page lists the finished session (--session UUID); its report opens (heartd's SVG plots shown,
+             no script run) and its CSV export downloads (a file with heartd's header and rows)
 Exit status 0 when every check passed; the JSON says which failed and why.
 """
 import argparse
 import http.server
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -53,14 +56,21 @@ def wait_for(predicate, timeout, what):
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
 
 
+DOWNLOADS = "/tmp/hw-downloads-%d" % os.getpid()
+
+
 def browser():
     options = Options()
+    options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS, "download.prompt_for_download": False})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1280,800", "--no-first-run", "--disable-extensions"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    os.makedirs(DOWNLOADS, exist_ok=True)
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": DOWNLOADS})
+    return driver
 
 
 def tiles(driver):
@@ -189,6 +199,28 @@ def check_crosssite(driver, args):
         server.shutdown()
 
 
+def check_sessions(driver, args):
+    driver.get(f"{args.url}/sessions?token={args.token}")
+    row = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, f'tr[data-uuid="{args.session.upper()}"]'), 10, "the session's row")
+    report_href = row.find_element(By.CSS_SELECTOR, "a.report").get_attribute("href")
+    export = row.find_element(By.CSS_SELECTOR, "a.export[href$='format=csv']")
+    export.click()
+    csv = wait_for(lambda: [f for f in os.listdir(DOWNLOADS) if f.endswith(".csv")], 30, "the CSV download")[0]
+    path = os.path.join(DOWNLOADS, csv)
+    text = wait_for(lambda: open(path).read() if os.path.getsize(path) > 0 else None, 10, "the CSV's content")
+    lines = text.splitlines()
+    assert lines[0].startswith("kind,series,start"), f"CSV header {lines[0]!r}"
+    assert len(lines) > 5, f"only {len(lines)} lines exported"
+    driver.get(report_href)
+    wait_for(lambda: driver.find_elements(By.TAG_NAME, "svg"), 15, "the report's plots")
+    # Served sandboxed (CSP `sandbox` without allow-scripts): an opaque origin, so nothing in it could run as this site.
+    origin = driver.execute_script("return window.origin")
+    assert origin == "null", f"the report is not sandboxed (origin {origin!r})"
+    body = driver.find_element(By.TAG_NAME, "body").text
+    assert "RMSSD" in body, "the report shows no RMSSD"
+    return {"csv": csv, "lines": len(lines), "svgs": len(driver.find_elements(By.TAG_NAME, "svg")), "origin": origin}
+
+
 def check_overlay(driver, args):
     driver.get(f"{args.url}/overlay/{args.device}?token={args.token}&size=200&colour=%23ff3366")
     wait_for(lambda: driver.find_element(By.ID, "bpm"), 10, "the overlay")
@@ -198,7 +230,7 @@ def check_overlay(driver, args):
     return {"html": backgrounds[0], "body": backgrounds[1], "fontSize": backgrounds[2]}
 
 
-CHECKS = {"live": check_live, "silence": check_silence, "names": check_names, "coach": check_coach, "viewer": check_viewer,
+CHECKS = {"sessions": check_sessions, "live": check_live, "silence": check_silence, "names": check_names, "coach": check_coach, "viewer": check_viewer,
           "crosssite": check_crosssite, "overlay": check_overlay}
 
 
@@ -212,6 +244,7 @@ def main():
     parser.add_argument("--silent-device", default="")
     parser.add_argument("--xss-device", default="")
     parser.add_argument("--xss-name", default="")
+    parser.add_argument("--session", default="", help="a finished session's UUID (the sessions check)")
     parser.add_argument("--live", action="store_true", help="the live feed runs: the coach check waits for the label")
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     args = parser.parse_args()
@@ -226,6 +259,7 @@ def main():
                              "console": [entry.get("message") for entry in driver.get_log("browser")][-10:]}
         finally:
             driver.quit()
+    shutil.rmtree(DOWNLOADS, ignore_errors=True)
     print(json.dumps({"failed": failed, "results": results}))
     return 1 if failed else 0
 

@@ -59,7 +59,22 @@ final class StubSessionControl: SessionControl {
         return Session(start: Date(), end: Date())
     }
 
-    func sessions(limit: Int) async throws -> [Session] { [Session(label: "<b>earlier</b>", start: Date(timeIntervalSince1970: 1_700_000_000))] }
+    static let finished = Session(label: "<i>finished</i>", start: Date(timeIntervalSince1970: 1_700_000_000),
+                                  end: Date(timeIntervalSince1970: 1_700_003_725))
+
+    func sessions(limit: Int) async throws -> [Session] {
+        [Self.finished, Session(label: "<b>earlier</b>", start: Date(timeIntervalSince1970: 1_700_010_000))]
+    }
+
+    func report(session: UUID) async throws -> String { "<!doctype html><title>report</title><p>\(session)</p>" }
+
+    func export(session: UUID, format: ExportFormat) async throws -> AsyncThrowingStream<[UInt8], any Error> {
+        AsyncThrowingStream { continuation in
+            continuation.yield(Array("kind,series\n".utf8))
+            continuation.yield(Array("beat,\(session)\n".utf8))
+            continuation.finish()
+        }
+    }
 }
 
 /// A web application over stubs, with the credentials a test asks for.
