@@ -84,8 +84,7 @@ struct EffortFanoutTests {
             device.lastNotification = start.addingTimeInterval(seconds)
             fixture.source.send(.device(device))
         }
-        beat(0)
-        beat(60)
+        for second in 0...60 { beat(Double(second)) }  // a notification a second: silences are not counted
         #expect(await eventually { fixture.fanout.snapshotMessage().json().contains(#""effort":{"points":3,"zoneSeconds":{"green":60}}"#) },
                 "\(fixture.fanout.snapshotMessage().json())")
         fixture.source.send(.sessions([ActiveSessionStatusFixture.make(label: "round 2")]))
