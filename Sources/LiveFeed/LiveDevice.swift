@@ -26,10 +26,12 @@ public struct LiveDevice: Codable, Sendable, Hashable {
     public var lastNotification: Date?
     /// RMSSD of the rolling window (`LiveFeedSettings.rmssdWindow`), nil until it holds 5 successive differences.
     public var rmssdMs: Double?
+    /// The person wearing the strap (`person.assign`): their name, HRmax, age and weight; nil when nobody does.
+    public var person: Person?
 
     public init(address: String, info: DeviceInfo? = nil, state: LiveDeviceState = .disconnected, connected: Bool = false,
                 bpm: Int? = nil, contact: Bool? = nil, batteryPercent: Int? = nil, lastNotification: Date? = nil,
-                rmssdMs: Double? = nil) {
+                rmssdMs: Double? = nil, person: Person? = nil) {
         self.address = address
         self.info = info
         self.state = state
@@ -39,10 +41,14 @@ public struct LiveDevice: Codable, Sendable, Hashable {
         self.batteryPercent = batteryPercent
         self.lastNotification = lastNotification
         self.rmssdMs = rmssdMs
+        self.person = person
     }
 
-    /// The device's name, or its address when it has none.
-    public var displayName: String { info?.name.flatMap { $0.isEmpty ? nil : $0 } ?? address }
+    /// The name of the person wearing the strap, else the device's name, else its address.
+    public var displayName: String { person?.name ?? info?.name.flatMap { $0.isEmpty ? nil : $0 } ?? address }
+
+    /// The wearer's HRmax (their own, or estimated from their age), nil when nobody wears it or it is not known.
+    public var personHeartRateMaximum: Int? { person?.effectiveHeartRateMaximum }
 }
 
 /// The live picture at one moment.

@@ -46,6 +46,7 @@ struct LiveState: Sendable {
                 device.contact = d.connected ? d.contact : nil
                 device.batteryPercent = d.batteryPercent ?? device.batteryPercent
                 device.lastNotification = [device.lastNotification, d.lastNotification].compactMap { $0 }.max()
+                device.person = d.person
             }
         }
         if new.sessions != sessions {
@@ -94,7 +95,7 @@ struct LiveState: Sendable {
                 if !p.detected { $0.bpm = nil }
                 $0.lastNotification = max(p.at, $0.lastNotification ?? p.at)
             }
-        case .sessionStarted, .sessionStopped:
+        case .sessionStarted, .sessionStopped, .peopleChanged:
             statusDue = true
         case .seriesFinished, .sessionEnded:
             break

@@ -170,6 +170,7 @@ extension Watch {
         case .sessionStarted(let p): return "\(t(p.session.start))  session \(p.session.uuid.uuidString) started \(p.session.label ?? "")\n"
         case .sessionStopped(let p): return "\(t(p.session.end))  session \(p.session.uuid.uuidString) stopped\n"
         case .sessionEnded(let p): return "\(t(p.end))  session \(p.session.uuidString) ended\n"
+        case .peopleChanged(let p): return "\(t(p.at))  people changed\n"
         }
     }
 }

@@ -15,4 +15,6 @@ public enum WatchEvent: String, Sendable, CaseIterable, Codable {
     case sessionStopped = "session-stopped"
     /// `watch` with `session`: the session stopped (`session`, `end`); the stream ends.
     case sessionEnded = "session-ended"
+    /// People or strap assignments changed (unfiltered `watch` only).
+    case peopleChanged = "people-changed"
 }

@@ -16,6 +16,7 @@ public enum WatchMessage: Sendable, Hashable {
     case sessionStarted(WatchPayload.SessionChanged)
     case sessionStopped(WatchPayload.SessionChanged)
     case sessionEnded(WatchPayload.SessionEnded)
+    case peopleChanged(WatchPayload.PeopleChanged)
 
     public var name: WatchEvent {
         switch self {
@@ -29,10 +30,11 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted: .sessionStarted
         case .sessionStopped: .sessionStopped
         case .sessionEnded: .sessionEnded
+        case .peopleChanged: .peopleChanged
         }
     }
 
-    /// The device the event is about (nil for session events).
+    /// The device the event is about (nil for session and people events).
     public var device: String? {
         switch self {
         case .connected(let p): p.device
@@ -42,7 +44,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .battery(let p): p.device
         case .contact(let p): p.device
         case .seriesFinished(let p): p.device
-        case .sessionStarted, .sessionStopped, .sessionEnded: nil
+        case .sessionStarted, .sessionStopped, .sessionEnded, .peopleChanged: nil
         }
     }
 
@@ -79,6 +81,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted(let p): JSONBridge.params(p)
         case .sessionStopped(let p): JSONBridge.params(p)
         case .sessionEnded(let p): JSONBridge.params(p)
+        case .peopleChanged(let p): JSONBridge.params(p)
         }
         return ControlEvent(name.rawValue, fields: fields, isFinal: name == .sessionEnded)
     }
@@ -108,6 +111,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStarted: self = .sessionStarted(try decode(WatchPayload.SessionChanged.self))
         case .sessionStopped: self = .sessionStopped(try decode(WatchPayload.SessionChanged.self))
         case .sessionEnded: self = .sessionEnded(try decode(WatchPayload.SessionEnded.self))
+        case .peopleChanged: self = .peopleChanged(try decode(WatchPayload.PeopleChanged.self))
         }
     }
 }

@@ -56,7 +56,8 @@ public struct DaemonControlHandler: ControlHandler {
             case .forget: JSONBridge.value(ForgetCall.Result(forgotten: try await changePolicy(request.params, allow: false)))
             case .sessionStart: JSONBridge.value(try startSession(request.params))
             case .sessionStop: JSONBridge.value(try await stopSession(request.params))
-            case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete:
+            case .personSet, .personRemove, .personAssign, .personUnassign: try changePeople(method, request.params)
+            case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete, .people:
                 try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
             case .export, .watch, .subscribe: throw ControlError(.unknownMethod, "method '\(request.method)' streams")
             }
@@ -76,7 +77,7 @@ public struct DaemonControlHandler: ControlHandler {
             case .export: return .success(queries.exportStream(try queries.exportQuery(request.params)))
             case .subscribe: return .success(try subscribeStream(request.params))
             case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
-                 .sessions, .sessionShow, .report, .allow, .forget, .delete:
+                 .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign:
                 throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
             }
         } catch {
@@ -112,6 +113,15 @@ public struct DaemonControlHandler: ControlHandler {
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
         hub.publishSession(.sessionStopped(.init(session: result)))
         hub.endSession(result.uuid, at: result.end)
+        return result
+    }
+
+    /// Changes the people in the store, then tells the pipeline who wears which strap (the open series of a strap
+    /// whose wearer changed rotate and carry the new tags) and `watch` that people changed.
+    func changePeople(_ method: ControlMethod, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        let result = try queries.handle(method, params)
+        try applyPeople(pipeline: pipeline, database: queries.database)
+        hub.publishPeopleChanged()
         return result
     }
 
