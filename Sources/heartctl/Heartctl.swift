@@ -13,7 +13,7 @@ struct Heartctl: AsyncParsableCommand {
         4 not found, 5 permission denied, 6 needs the daemon.
         """,
         version: HeartdVersion.string,
-        subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
+        subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self, Nearby.self,
                       Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
                       SessionCommand.self, Sessions.self, ReportCommand.self, PeopleCommand.self,
                       Decode.self])

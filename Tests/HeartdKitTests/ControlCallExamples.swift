@@ -122,6 +122,10 @@ struct ControlCallExample {
             ControlCallExample(PersonRemoveCall.self, PersonParams(person: "Ana"), person)
         case .personAssign:
             ControlCallExample(PersonAssignCall.self, PersonAssignCall.Params(person: uuid.uuidString, address: address), person)
+        case .nearby:
+            ControlCallExample(NearbyCall.self, NearbyCall.Params(seconds: 3), NearbyCall.Result(
+                devices: [NearbyCall.Sensor(address: address, name: "Polar H10 <1>", rssi: -61, adapter: "hci0", person: person)],
+                seconds: 3))
         case .personUnassign:
             ControlCallExample(PersonUnassignCall.self, AddressParams(address: address),
                                PersonUnassignCall.Result(address: address, person: person))

@@ -31,6 +31,7 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
     case personRemove = "person.remove"
     case personAssign = "person.assign"
     case personUnassign = "person.unassign"
+    case nearby
 
     /// Who may call it (`AccessPolicy`): queries and streams read; sessions and people need session access; changes admin.
     public var access: ControlAccess {
@@ -38,7 +39,7 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
         case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow,
              .report, .export, .watch, .subscribe, .people:
             .read
-        case .sessionStart, .sessionStop, .personSet, .personRemove, .personAssign, .personUnassign:
+        case .sessionStart, .sessionStop, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             .session
         case .allow, .forget, .delete:
             .admin
@@ -51,7 +52,7 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
         case .export, .watch, .subscribe:
             true
         case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
-             .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign:
+             .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             false
         }
     }
@@ -84,6 +85,7 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
         case .personRemove: PersonRemoveCall.self
         case .personAssign: PersonAssignCall.self
         case .personUnassign: PersonUnassignCall.self
+        case .nearby: NearbyCall.self
         }
     }
 

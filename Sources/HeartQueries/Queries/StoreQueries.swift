@@ -18,7 +18,7 @@ public struct StoreQueries: Sendable {
         case .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop, .sessions,
              .sessionShow, .report, .export, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign:
             true
-        case .status, .watch, .subscribe, .allow, .forget:
+        case .status, .watch, .subscribe, .allow, .forget, .nearby:
             false
         }
     }
@@ -56,7 +56,7 @@ public struct StoreQueries: Sendable {
             case .personRemove: return JSONBridge.value(try personRemove(params))
             case .personAssign: return JSONBridge.value(try personAssign(params))
             case .personUnassign: return JSONBridge.value(try personUnassign(params))
-            case .status, .export, .watch, .subscribe, .allow, .forget: throw ControlMethod.unknown(method.rawValue)
+            case .status, .export, .watch, .subscribe, .allow, .forget, .nearby: throw ControlMethod.unknown(method.rawValue)
             }
         }
     }

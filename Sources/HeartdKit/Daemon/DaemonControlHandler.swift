@@ -57,6 +57,7 @@ public struct DaemonControlHandler: ControlHandler {
             case .sessionStart: JSONBridge.value(try startSession(request.params))
             case .sessionStop: JSONBridge.value(try await stopSession(request.params))
             case .personSet, .personRemove, .personAssign, .personUnassign: try changePeople(method, request.params)
+            case .nearby: JSONBridge.value(try await nearby(request.params))
             case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete, .people:
                 try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
             case .export, .watch, .subscribe: throw ControlError(.unknownMethod, "method '\(request.method)' streams")
@@ -77,7 +78,7 @@ public struct DaemonControlHandler: ControlHandler {
             case .export: return .success(queries.exportStream(try queries.exportQuery(request.params)))
             case .subscribe: return .success(try subscribeStream(request.params))
             case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
-                 .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign:
+                 .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
                 throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
             }
         } catch {
@@ -143,6 +144,19 @@ public struct DaemonControlHandler: ControlHandler {
         var result = try queries.mappingErrors { try queries.devices() }
         result.live = await pipeline.status()
         return result
+    }
+
+    /// Scans (`NearbyCall.secondsRange`) and lists what capture does not take, with the person assigned to each.
+    func nearby(_ params: [String: JSONValue]) async throws(ControlError) -> NearbyCall.Result {
+        let p = try StoreQueries.decode(NearbyCall.Params.self, params)
+        let seconds = p.seconds ?? NearbyCall.defaultSeconds
+        guard NearbyCall.secondsRange.contains(seconds) else {
+            throw ControlError(.invalidParams, "'seconds' must be \(NearbyCall.secondsRange.lowerBound) to \(NearbyCall.secondsRange.upperBound)")
+        }
+        var sensors = try await capture.nearby(seconds: seconds)
+        let people = (try? queries.database.people()) ?? []
+        for i in sensors.indices { sensors[i].person = people.first { $0.strap == sensors[i].address } }
+        return NearbyCall.Result(devices: sensors, seconds: seconds)
     }
 
     /// Allows or forgets the `address` of `params`; returns it as stored (upper case).
