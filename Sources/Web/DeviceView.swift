@@ -28,7 +28,7 @@ public struct DeviceView: Codable, Sendable, Hashable {
         battery = device.batteryPercent
         rmssdMs = device.rmssdMs.map { ($0 * 10).rounded() / 10 }
         lastNotification = device.lastNotification.map(WebJSON.milliseconds)
-        let (bpmMax, source) = table.hrmax(for: device.address)
+        let (bpmMax, source) = device.personHeartRateMaximum.map { (bpm: $0, source: HRMaxSource.person) } ?? table.hrmax(for: device.address)
         hrmax = bpmMax
         hrmaxSource = source
         if let bpm = device.bpm, device.state == .streaming {

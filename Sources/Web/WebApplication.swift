@@ -12,15 +12,18 @@ public struct WebApplication: Sendable {
     public let access: WebAccess
     public let limiter: LoginLimiter
     public let control: any SessionControl
+    /// The People and Nearby pages' calls.
+    public let people: any PeopleControl
     public let logger: Logger
 
     public init(settings: WebSettings, credentials: WebCredentials, fanout: LiveFanout, control: any SessionControl,
-                logger: Logger) {
+                people: any PeopleControl = NoPeopleControl(), logger: Logger) {
         self.settings = settings
         self.fanout = fanout
         self.access = WebAccess(credentials: credentials, sessions: WebSessions())
         self.limiter = LoginLimiter(perMinute: settings.loginAttemptsPerMinute)
         self.control = control
+        self.people = people
         self.logger = logger
     }
 
@@ -30,6 +33,7 @@ public struct WebApplication: Sendable {
         addPages(to: router)
         addAPI(to: router)
         addLive(to: router)
+        addPeople(to: router)
         return router
     }
 

@@ -47,7 +47,8 @@ extension HeartdWeb {
             let fanout = LiveFanout(source: feed, hrmax: HRMaxTable(defaultBPM: settings.hrmaxDefault, byDevice: settings.hrmaxByDevice),
                                     clientBuffer: settings.clientBuffer, logger: logger)
             let web = WebApplication(settings: settings, credentials: credentials, fanout: fanout,
-                                     control: ControlSessionControl(socketPath: socketPath), logger: logger)
+                                     control: ControlSessionControl(socketPath: socketPath),
+                                     people: ControlPeopleControl(socketPath: socketPath), logger: logger)
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
             let app = web.application { port in
                 logger.notice("heartd-web listening", metadata: ["url": "http://\(host):\(port)/", "socket": "\(socketPath)"])
