@@ -9,8 +9,8 @@ extension CentralBatchWriter {
         for person in batch.people {
             try await query("""
                 INSERT INTO people (uuid, gateway, name, heart_rate_maximum, age, weight_kg, resting_heart_rate, strap, anchor)
-                VALUES (\(person.uuid), \(gateway), \(person.name), \(person.heartRateMaximum.map(Int32.init)),
-                        \(person.age.map(Int32.init)), \(person.weightKg), \(person.restingHeartRate.map(Int32.init)),
+                VALUES (\(person.uuid), \(gateway), \(person.name), \(person.heartRateMaximum.map { Int32($0) }),
+                        \(person.age.map { Int32($0) }), \(person.weightKg), \(person.restingHeartRate.map { Int32($0) }),
                         \(person.strap), \(person.anchor ?? 0))
                 ON CONFLICT (uuid) DO UPDATE SET name = EXCLUDED.name, heart_rate_maximum = EXCLUDED.heart_rate_maximum,
                     age = EXCLUDED.age, weight_kg = EXCLUDED.weight_kg, resting_heart_rate = EXCLUDED.resting_heart_rate,
