@@ -14,7 +14,7 @@ extension WebApplication {
         let logger = logger
         router.get("/people") { request, _ -> Response in
             let caller = try access.require(.viewer, request)
-            let message = request.uri.queryParameters.get("done").map(String.init)
+            let message = request.uri.queryParameters.get("done").map { String($0) }
             let list = try await Self.asking { try await people.people() }
             let straps = fanout.source.snapshot().devices.map { PeoplePages.Strap(address: $0.address, name: $0.info?.name ?? $0.address) }
             return WebResponses.html(PeoplePages.people(list, straps: straps, caller: caller, message: message))
@@ -45,7 +45,7 @@ extension WebApplication {
         }
         router.get("/nearby") { request, _ -> Response in
             let caller = try access.require(.viewer, request)
-            let message = request.uri.queryParameters.get("done").map(String.init)
+            let message = request.uri.queryParameters.get("done").map { String($0) }
             return WebResponses.html(PeoplePages.nearby(nil, people: [], caller: caller, message: message))
         }
         router.post("/nearby/scan") { request, _ -> Response in
