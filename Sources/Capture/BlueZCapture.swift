@@ -43,6 +43,11 @@ public final class BlueZCapture: Sendable {
         await manager.setAllowList(allowList)
     }
 
+    /// Scans for `seconds` and lists the heart-rate sensors in range that capture does not take (`nearby`).
+    public func nearby(seconds: Double) async throws(NearbyError) -> [NearbySensor] {
+        try await manager.nearby(seconds: seconds)
+    }
+
     /// Per-device state and counters, plus bluetoothd restarts.
     public func status() -> CaptureStatus { board.snapshot }
 }

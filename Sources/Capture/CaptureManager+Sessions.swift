@@ -132,7 +132,7 @@ extension CaptureManager {
         let missing = !policy.normalizedAllowList.isSubset(of: present)
         for adapter in powered.sorted() {
             let active = sessions.values.contains { $0.adapterPath == adapter }
-            let want = missing || seeking.contains(adapter) || (policy.autoHeartRate && !active)
+            let want = missing || seeking.contains(adapter) || (policy.autoHeartRate && !active) || scans > 0
             let on = discoveryOn[adapter] ?? false
             let handle = Adapter(connection: connection, path: adapter)
             if want && !on {

@@ -41,6 +41,8 @@ actor CaptureManager {
     var nextSessionID = 0
     var discoveryOn: [String: Bool] = [:]  // adapter path → we started discovery
     var discoveryRetryAt: [String: Double] = [:]
+    /// `nearby` scans running: every powered adapter discovers while there is one.
+    var scans = 0
     /// The run loop's input, and one-shot ticks for discovery retries: no periodic tick (a wake-up costs).
     var input: AsyncStream<Input>.Continuation?
     var retryTicks: [String: Task<Void, Never>] = [:]

@@ -46,4 +46,10 @@ extension MetadataKey {
     public static let session = "HeartdSession"
     /// On a series recorded inside a session: the session's label.
     public static let sessionLabel = "HeartdSessionLabel"
+
+    /// Whether a key is HealthKit's (`HKMetadataKey…`) or heartd's own (`Heartd…`): a session's metadata is copied
+    /// onto its series except these, which the series sets itself (its sync identifier, finish reason, session tags).
+    public static func isReserved(_ key: String) -> Bool {
+        key.hasPrefix("HKMetadataKey") || key.hasPrefix("Heartd")
+    }
 }

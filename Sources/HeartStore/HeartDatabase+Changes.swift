@@ -63,13 +63,14 @@ public struct ChangeList: Sendable, Hashable {
     public var anchor: Int64
 }
 
-/// One page of an anchored change query: sample rows, sessions and tombstones after an anchor, merged by anchor
-/// and cut at `limit` changes in all. The one change feed behind `changes(since:)` (summaries) and
-/// `replicaChanges(since:)` (full rows).
+/// One page of an anchored change query: sample rows, sessions, people and tombstones after an anchor, merged by
+/// anchor and cut at `limit` changes in all. The one change feed behind `changes(since:)` (summaries; people are
+/// left out there) and `replicaChanges(since:)` (full rows).
 struct ChangePage {
     var added: [SampleRecord] = []
     var deleted: [TombstoneRecord] = []
     var sessions: [Session] = []
+    var people: [Person] = []
     var anchor: Int64
 
     init(since anchor: Int64, limit: Int, columns: String, in db: Database) throws {
@@ -82,11 +83,15 @@ struct ChangePage {
         let sessions: [Session] = try db.tableExists("sessions") ? try SessionRecord.fetchAll(
             db, sql: "SELECT * FROM sessions WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit]
         ).map(\.session) : []
-        // Merge the three by anchor (each is in anchor order) and keep the first `limit` changes.
-        var a = 0, d = 0, s = 0
+        let people: [Person] = try db.tableExists("people") ? try PersonRecord.fetchAll(
+            db, sql: "SELECT * FROM people WHERE anchor > ? ORDER BY anchor LIMIT ?", arguments: [anchor, limit]
+        ).map(\.person) : []
+        // Merge the four by anchor (each is in anchor order) and keep the first `limit` changes.
+        var a = 0, d = 0, s = 0, p = 0
         var last = anchor
-        while a + d + s < limit {
-            let next: [Int64?] = [added[safe: a]?.anchor, deleted[safe: d]?.anchor, sessions[safe: s]?.anchor ?? nil]
+        while a + d + s + p < limit {
+            let next: [Int64?] = [added[safe: a]?.anchor, deleted[safe: d]?.anchor, sessions[safe: s]?.anchor ?? nil,
+                                  people[safe: p]?.anchor ?? nil]
             guard let smallest = next.compactMap({ $0 }).min() else { break }
             if next[0] == smallest {
                 self.added.append(added[a])
@@ -94,14 +99,17 @@ struct ChangePage {
             } else if next[1] == smallest {
                 self.deleted.append(deleted[d])
                 d += 1
-            } else {
+            } else if next[2] == smallest {
                 self.sessions.append(sessions[s])
                 s += 1
+            } else {
+                self.people.append(people[p])
+                p += 1
             }
             last = smallest
         }
-        let allTaken: Bool = a == added.count && d == deleted.count && s == sessions.count
-        let noneCut: Bool = max(added.count, deleted.count, sessions.count) < limit
+        let allTaken: Bool = a == added.count && d == deleted.count && s == sessions.count && p == people.count
+        let noneCut: Bool = max(added.count, deleted.count, sessions.count, people.count) < limit
         let complete = allTaken && noneCut
         self.anchor = complete ? max(anchor, try AnchorSequence.current(db)) : last
     }

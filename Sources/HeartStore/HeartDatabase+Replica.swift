@@ -19,23 +19,26 @@ public struct StoredDeletion: Sendable, Hashable {
     public var anchor: Int64
 }
 
-/// One page of changes for a replica (e.g. `heartd-sync`): full samples added, sessions started or stopped (their
-/// state now) and deletions of either after an anchor, in anchor order, and the anchor to pass next time (same
-/// page as `changes(since:limit:)`).
+/// One page of changes for a replica (e.g. `heartd-sync`): full samples added, sessions started or stopped and
+/// people saved (their state now) and deletions of any of them after an anchor, in anchor order, and the anchor to
+/// pass next time (same page as `changes(since:limit:)`, which leaves people out).
 public struct ReplicaChanges: Sendable {
     public var added: [StoredSample]
     public var deleted: [StoredDeletion]
     public var sessions: [Session] = []
+    public var people: [Person] = []
     public var anchor: Int64
 
-    public init(added: [StoredSample], deleted: [StoredDeletion], sessions: [Session] = [], anchor: Int64) {
+    public init(added: [StoredSample], deleted: [StoredDeletion], sessions: [Session] = [], people: [Person] = [],
+                anchor: Int64) {
         self.added = added
         self.deleted = deleted
         self.sessions = sessions
+        self.people = people
         self.anchor = anchor
     }
 
-    public var isEmpty: Bool { added.isEmpty && deleted.isEmpty && sessions.isEmpty }
+    public var isEmpty: Bool { added.isEmpty && deleted.isEmpty && sessions.isEmpty && people.isEmpty }
 }
 
 extension HeartDatabase {
@@ -55,7 +58,7 @@ extension HeartDatabase {
         let deleted = page.deleted.map {
             StoredDeletion(uuid: $0.uuid, typeIdentifier: $0.type, deletedAt: $0.deletedAt, anchor: $0.anchor)
         }
-        return ReplicaChanges(added: added, deleted: deleted, sessions: page.sessions, anchor: page.anchor)
+        return ReplicaChanges(added: added, deleted: deleted, sessions: page.sessions, people: page.people, anchor: page.anchor)
     }
 
     /// When the oldest change after `anchor` happened: the earliest end of a sample saved after it or the

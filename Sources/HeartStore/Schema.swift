@@ -105,6 +105,20 @@ enum Schema {
             try db.create(index: "sessions_active", on: "sessions", columns: ["startDate"],
                           condition: Column("endDate") == nil)
         }
+        migrator.registerMigration("v4-people") { db in
+            // People and the strap each wears now (a strap at most one person, a person at most one strap); the
+            // series and sessions recorded while assigned carry the person, which is the assignment's history.
+            try db.create(table: "people") { t in
+                t.primaryKey("uuid", .blob)
+                t.column("name", .text).notNull()
+                t.column("heartRateMaximum", .integer)
+                t.column("age", .integer)
+                t.column("weightKg", .double)
+                t.column("restingHeartRate", .integer)
+                t.column("strap", .text).unique() // Bluetooth address, upper case; NULL: none
+                t.column("anchor", .integer).notNull().unique() // the anchor of its latest save
+            }
+        }
         return migrator
     }
 

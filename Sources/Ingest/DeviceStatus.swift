@@ -48,10 +48,12 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
     /// Series finished: heartbeat, heart-rate and energy series each count one (derived HRV samples do not).
     public var seriesFinished: Int
     public var counters: IngestCounters
+    /// The person wearing the strap now (`person.assign`), or nil.
+    public var person: Person?
 
     public init(address: String, connected: Bool, device: DeviceInfo?, lastNotification: Date?, currentBPM: Int?,
                 batteryPercent: Int?, beatsInOpenSeries: Int, seriesFinished: Int, counters: IngestCounters,
-                contact: Bool? = nil) {
+                contact: Bool? = nil, person: Person? = nil) {
         self.address = address
         self.connected = connected
         self.device = device
@@ -62,6 +64,7 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
         self.beatsInOpenSeries = beatsInOpenSeries
         self.seriesFinished = seriesFinished
         self.counters = counters
+        self.person = person
     }
 }
 

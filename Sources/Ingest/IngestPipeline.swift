@@ -84,7 +84,14 @@ public final class IngestPipeline: Sendable {
     /// series of every device whose session changed rotate at `at` (default now), and from then on carry the
     /// session's UUID and label. A device not seen yet is tagged when it first appears.
     public func setActiveSessions(_ active: [Session], at: Timestamp = Timestamp.now()) {
-        core.withLock { $0.setActiveSessions(SessionTagging(active), at: at) }
+        core.withLock { $0.setActiveSessions(active, at: at) }
+    }
+
+    /// Who wears which strap changed (a person assigned, released, renamed or removed; or the daemon started): the
+    /// open series of every strap whose wearer changed rotate at `at` (default now) and from then on carry the
+    /// person's tags (`Person.tags`).
+    public func setPeople(_ people: [Person], at: Timestamp = Timestamp.now()) {
+        core.withLock { $0.setPeople(people, at: at) }
     }
 
     /// Finishes every open series (shutdown, end of a replay) at `at` (default: the last event's time) and

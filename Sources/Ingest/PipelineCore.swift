@@ -160,7 +160,15 @@ struct PipelineCore {
                       sinkPending: output.hasPending)
     }
 
-    mutating func setActiveSessions(_ tagging: SessionTagging, at: Timestamp) {
+    mutating func setActiveSessions(_ active: [Session], at: Timestamp) {
+        retag(SessionTagging(active, people: Array(tagging.wearers.values)), at: at)
+    }
+
+    mutating func setPeople(_ people: [Person], at: Timestamp) {
+        retag(SessionTagging(tagging.active, people: people), at: at)
+    }
+
+    private mutating func retag(_ tagging: SessionTagging, at: Timestamp) {
         self.tagging = tagging
         var effects = SessionEffects()
         for address in sessions.keys.sorted() {
@@ -183,7 +191,11 @@ struct PipelineCore {
 
     /// One entry per device seen, sorted by address.
     func status() -> [DeviceStatus] {
-        sessions.keys.sorted().compactMap { sessions[$0]?.session.status }
+        sessions.keys.sorted().compactMap { address in
+            guard var status = sessions[address]?.session.status else { return nil }
+            status.person = tagging.wearers[address.uppercased()]
+            return status
+        }
     }
 
     func openSeries(now: Timestamp) -> [Sample] {

@@ -32,9 +32,13 @@ public struct LiveDevice: Codable, Sendable, Hashable {
     /// The share of that window's RR intervals corrected as artifacts (%), with the latest reading.
     public var dfaArtifactPercent: Double?
 
+    /// The person wearing the strap (`person.assign`): their name, HRmax, age and weight; nil when nobody does.
+    public var person: Person?
+
     public init(address: String, info: DeviceInfo? = nil, state: LiveDeviceState = .disconnected, connected: Bool = false,
                 bpm: Int? = nil, contact: Bool? = nil, batteryPercent: Int? = nil, lastNotification: Date? = nil,
-                rmssdMs: Double? = nil, dfaAlpha1: Double? = nil, dfaArtifactPercent: Double? = nil) {
+                rmssdMs: Double? = nil, dfaAlpha1: Double? = nil, dfaArtifactPercent: Double? = nil,
+                person: Person? = nil) {
         self.address = address
         self.info = info
         self.state = state
@@ -46,10 +50,14 @@ public struct LiveDevice: Codable, Sendable, Hashable {
         self.rmssdMs = rmssdMs
         self.dfaAlpha1 = dfaAlpha1
         self.dfaArtifactPercent = dfaArtifactPercent
+        self.person = person
     }
 
-    /// The device's name, or its address when it has none.
-    public var displayName: String { info?.name.flatMap { $0.isEmpty ? nil : $0 } ?? address }
+    /// The name of the person wearing the strap, else the device's name, else its address.
+    public var displayName: String { person?.name ?? info?.name.flatMap { $0.isEmpty ? nil : $0 } ?? address }
+
+    /// The wearer's HRmax (their own, or estimated from their age), nil when nobody wears it or it is not known.
+    public var personHeartRateMaximum: Int? { person?.effectiveHeartRateMaximum }
 }
 
 /// The live picture at one moment.

@@ -55,6 +55,7 @@ struct LiveState: Sendable {
                 device.contact = d.connected ? d.contact : nil
                 device.batteryPercent = d.batteryPercent ?? device.batteryPercent
                 device.lastNotification = [device.lastNotification, d.lastNotification].compactMap { $0 }.max()
+                device.person = d.person
             }
         }
         if new.sessions != sessions {
@@ -110,7 +111,7 @@ struct LiveState: Sendable {
                 $0.dfaAlpha1 = p.alpha1
                 $0.dfaArtifactPercent = p.artifactPercent
             }
-        case .sessionStarted, .sessionStopped:
+        case .sessionStarted, .sessionStopped, .peopleChanged:
             statusDue = true
         case .seriesFinished, .sessionEnded:
             break

@@ -40,6 +40,8 @@ struct CentralBatch: Sendable {
     var deleted: [StoredDeletion]
     /// Sessions started or stopped (their state now); a later save of a session replaces the earlier one.
     var sessions: [Session]
+    /// People saved (their state now); a later save of a person replaces the earlier one.
+    var people: [Person]
 
     init(_ changes: ReplicaChanges, from anchor: Int64) {
         fromAnchor = anchor
@@ -47,6 +49,7 @@ struct CentralBatch: Sendable {
         samples = changes.added
         deleted = changes.deleted
         sessions = changes.sessions
+        people = changes.people
         for stored in changes.added {
             let sample = stored.sample
             if let device = sample.device {
@@ -63,8 +66,8 @@ struct CentralBatch: Sendable {
         }
     }
 
-    /// Number of changes (samples + sessions + deletions).
-    var count: Int { samples.count + sessions.count + deleted.count }
+    /// Number of changes (samples + sessions + people + deletions).
+    var count: Int { samples.count + sessions.count + people.count + deleted.count }
 
     /// The sync identifier and version of a sample's or a session's metadata, if it has both.
     static func versioned(_ uuid: UUID, _ metadata: Metadata) -> Versioned? {

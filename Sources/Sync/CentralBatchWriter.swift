@@ -33,8 +33,10 @@ struct CentralBatchWriter {
                 """)
             report.removed += try await removeSamples(batch.deleted.map(\.uuid))
             report.removed += try await removeSessions(batch.deleted.map(\.uuid))
+            report.removed += try await removePeople(batch.deleted.map(\.uuid))
         }
         try await writeSessions(batch, report: &report)
+        try await writePeople(batch, report: &report)
         let stale = try await applyVersionRule(batch.versioned, table: "samples", report: &report)
         let columns = batch.sampleColumns(deviceIds: deviceIds, excluding: stale)
         var inserted = Set<UUID>()

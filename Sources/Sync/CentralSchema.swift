@@ -15,7 +15,7 @@ public enum CentralSchema {
     static let migrationLock: Int64 = 0x6865_6172_7464_0001
 
     /// Migration N (1-based) brings the schema from version N−1 to N.
-    static let migrations: [[String]] = [v1, v2]
+    static let migrations: [[String]] = [v1, v2, v3People]
 
     static let v1 = [
         """
@@ -105,6 +105,26 @@ public enum CentralSchema {
         """,
         "CREATE UNIQUE INDEX sessions_sync_identifier ON sessions (sync_identifier) WHERE sync_identifier IS NOT NULL",
         "CREATE INDEX sessions_gateway_start ON sessions (gateway, start_time)",
+    ]
+
+    /// People (HealthModel.Person) of each gateway: one row per person, replaced by its later save (the higher
+    /// anchor wins) and deleted by its tombstone; `strap` is the address they wear now. Series and sessions recorded
+    /// while a strap was worn carry the person in `metadata->>'HeartdPerson'` (and `'HeartdPersonName'`).
+    static let v3People = [
+        """
+        CREATE TABLE people (
+            uuid uuid PRIMARY KEY,
+            gateway int NOT NULL REFERENCES gateways,
+            name text NOT NULL,
+            heart_rate_maximum int,
+            age int,
+            weight_kg double precision,
+            resting_heart_rate int,
+            strap text,
+            anchor bigint NOT NULL,
+            delivered_at timestamptz NOT NULL DEFAULT now())
+        """,
+        "CREATE INDEX people_gateway ON people (gateway)",
     ]
 
     /// Creates or migrates the schema; throws `schemaTooNew` when the database is ahead of this build.

@@ -146,5 +146,7 @@ public struct DeliveryReport: Sendable, Hashable {
     public var heartRatePoints = 0
     /// Sessions written (started, stopped or replaced by a higher sync version).
     public var sessions = 0
+    /// People written (added, changed, assigned or released a strap).
+    public var people = 0
     public var anchor: Int64 = 0
 }

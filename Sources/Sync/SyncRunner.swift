@@ -100,7 +100,8 @@ public struct SyncRunner: Sendable {
             logger.debug("batch delivered", metadata: [
                 "MESSAGE_ID": "\(MessageID.syncDelivered.hex)", "anchor": "\(anchor)", "inserted": "\(report.inserted)",
                 "already_present": "\(report.alreadyPresent)", "stale_versions": "\(report.staleVersions)",
-                "removed": "\(report.removed)", "beats": "\(report.beats)", "sessions": "\(report.sessions)"])
+                "removed": "\(report.removed)", "beats": "\(report.beats)", "sessions": "\(report.sessions)",
+                "people": "\(report.people)"])
             state.deliveredAnchor = anchor
             state.storeAnchor = max(anchor, storeAnchor)
             state.oldestUndelivered = try storeCall { try store.oldestChange(after: anchor) }

@@ -34,7 +34,7 @@ public struct DeviceView: Codable, Sendable, Hashable {
         rmssdMs = device.rmssdMs.map { ($0 * 10).rounded() / 10 }
         dfaAlpha1 = device.dfaAlpha1.map { ($0 * 100).rounded() / 100 }
         lastNotification = device.lastNotification.map(WebJSON.milliseconds)
-        let (bpmMax, source) = table.hrmax(for: device.address)
+        let (bpmMax, source) = device.personHeartRateMaximum.map { (bpm: $0, source: HRMaxSource.person) } ?? table.hrmax(for: device.address)
         hrmax = bpmMax
         hrmaxSource = source
         if let bpm = device.bpm, device.state == .streaming {

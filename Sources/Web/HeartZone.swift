@@ -33,6 +33,8 @@ public struct HRMaxTable: Sendable, Hashable {
 
 /// Where a device's HRmax came from.
 public enum HRMaxSource: String, Codable, Sendable {
+    /// The person wearing the strap (their own HRmax, or estimated from their age).
+    case person
     /// `web.hrmax_devices`.
     case device
     /// `web.hrmax`.

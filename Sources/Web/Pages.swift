@@ -22,7 +22,7 @@ enum Pages {
             controls = "<a class=\"who\" href=\"/login\" id=\"login\">Coach log in</a>"
         }
         let body = """
-        <header><h1>heartd</h1><span id="session-label">no session</span><span id="session-timer"></span>
+        <header><h1>heartd</h1><a href="/people" id="people-link">People</a><span id="session-label">no session</span><span id="session-timer"></span>
         <a href="/sessions" id="sessions-link">Sessions</a>
         \(controls)</header>
         <div id="banner" hidden>heartd is not reachable; reconnecting…</div>

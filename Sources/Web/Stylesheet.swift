@@ -32,6 +32,13 @@ enum Stylesheet {
     .state-no-signal, .state-disconnected, .state-no-contact { outline: .5vmin dashed #ff9800; }
     body.login { background: #111; color: #eee; font-family: system-ui, sans-serif; display: grid; place-items: center; }
     body.login form { display: grid; gap: .6em; font-size: 1.3em; }
+    body.people { background: #111; color: #eee; font-family: system-ui, sans-serif; }
+    body.people header nav { display: inline-flex; gap: 1em; }
+    body.people header a, body.room header a { color: #9cf; }
+    body.people main { padding: 1em; display: grid; gap: 1em; max-width: 70em; }
+    body.people table { border-collapse: collapse; }
+    body.people th, body.people td { text-align: left; padding: .3em .8em; border-bottom: 1px solid #333; }
+    body.people form { display: flex; flex-wrap: wrap; gap: .6em; align-items: end; }
     body.overlay { background: transparent; margin: 0; overflow: hidden; }
     #overlay { display: inline-flex; align-items: center; gap: .2em; font-family: system-ui, sans-serif; font-weight: 800;
                color: #fff; text-shadow: 0 0 .08em #000; line-height: 1; }

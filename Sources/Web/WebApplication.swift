@@ -14,18 +14,21 @@ public struct WebApplication: Sendable {
     public let access: WebAccess
     public let limiter: LoginLimiter
     public let control: any SessionControl
+    /// The People and Nearby pages' calls.
+    public let people: any PeopleControl
     public let logger: Logger
     /// HTTPS with this, else plain HTTP (`WebTLS`).
     public let tls: TLSConfiguration?
 
     public init(settings: WebSettings, credentials: WebCredentials, fanout: LiveFanout, control: any SessionControl,
-                tls: TLSConfiguration? = nil, logger: Logger) {
+                tls: TLSConfiguration? = nil, people: any PeopleControl = NoPeopleControl(), logger: Logger) {
         self.settings = settings
         self.tls = tls
         self.fanout = fanout
         self.access = WebAccess(credentials: credentials, sessions: WebSessions())
         self.limiter = LoginLimiter(perMinute: settings.loginAttemptsPerMinute)
         self.control = control
+        self.people = people
         self.logger = logger
     }
 
@@ -36,6 +39,7 @@ public struct WebApplication: Sendable {
         addAPI(to: router)
         addLive(to: router)
         addSessions(to: router)
+        addPeople(to: router)
         return router
     }
 

@@ -191,6 +191,7 @@ extension Watch {
             case .tooFewIntervals: "DFA α1 -: too few RR intervals (\(p.intervals))"
             }
             return "\(t(p.at))  \(p.device)  \(text)\(p.windowFull ? "" : " (window filling)")\n"
+        case .peopleChanged(let p): return "\(t(p.at))  people changed\n"
         }
     }
 }

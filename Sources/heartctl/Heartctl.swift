@@ -13,9 +13,9 @@ struct Heartctl: AsyncParsableCommand {
         4 not found, 5 permission denied, 6 needs the daemon.
         """,
         version: HeartdVersion.string,
-        subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self,
+        subcommands: [Status.self, Devices.self, Watch.self, Allow.self, Forget.self, Nearby.self,
                       Series.self, Show.self, Beats.self, Stats.self, HRV.self, Changes.self, Export.self, Delete.self,
-                      SessionCommand.self, Sessions.self, ReportCommand.self,
+                      SessionCommand.self, Sessions.self, ReportCommand.self, PeopleCommand.self,
                       Decode.self])
 }
 
@@ -44,7 +44,7 @@ enum HeartctlMain {
     /// The global options that take a value.
     static let globalOptions = ["--socket", "--db", "--central", "--gateway", "--central-tls", "--ca-file", "--password-file"]
     /// Command groups: their subcommand stays in front of the moved options (`heartctl --db x session show U`).
-    static let groups: Set<String> = ["session"]
+    static let groups: Set<String> = ["session", "people"]
 
     static func moveGlobalOptions(_ args: [String]) -> [String] {
         var leading: [String] = [], i = 0

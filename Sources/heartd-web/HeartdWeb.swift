@@ -50,7 +50,8 @@ extension HeartdWeb {
             let fanout = LiveFanout(source: feed, hrmax: HRMaxTable(defaultBPM: settings.hrmaxDefault, byDevice: settings.hrmaxByDevice),
                                     clientBuffer: settings.clientBuffer, people: EffortPeople(settings: settings), logger: logger)
             let web = WebApplication(settings: settings, credentials: credentials, fanout: fanout,
-                                     control: ControlSessionControl(socketPath: socketPath), tls: tls, logger: logger)
+                                     control: ControlSessionControl(socketPath: socketPath), tls: tls,
+                                     people: ControlPeopleControl(socketPath: socketPath), logger: logger)
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
             let scheme = tls == nil ? "http" : "https"
             let app = try web.application { port in

@@ -44,6 +44,9 @@ struct ControlCallExample {
     static let session = Session(uuid: uuid, label: "stroop-1", start: t0, end: t1, devices: [address], metadata: ["subject": "S01"],
                                  anchor: 12)
 
+    static let person = Person(uuid: uuid, name: "Ana", heartRateMaximum: 188, age: 34, weightKg: 61.5, restingHeartRate: 52,
+                               strap: address, anchor: 13)
+
     static func of(_ method: ControlMethod) -> ControlCallExample {
         switch method {
         case .status:
@@ -110,6 +113,22 @@ struct ControlCallExample {
             ControlCallExample(ForgetCall.self, AddressParams(address: address), ForgetCall.Result(forgotten: address))
         case .delete:
             ControlCallExample(DeleteCall.self, UUIDParams(uuid: uuid.uuidString), DeleteCall.Result(deleted: true))
+        case .people:
+            ControlCallExample(PeopleCall.self, NoParams(), PeopleCall.Result(people: [person]))
+        case .personSet:
+            ControlCallExample(PersonSetCall.self, PersonSetCall.Params(uuid: nil, name: "Ana", heartRateMaximum: 188, age: 34,
+                                                                        weightKg: 61.5, restingHeartRate: 52), person)
+        case .personRemove:
+            ControlCallExample(PersonRemoveCall.self, PersonParams(person: "Ana"), person)
+        case .personAssign:
+            ControlCallExample(PersonAssignCall.self, PersonAssignCall.Params(person: uuid.uuidString, address: address), person)
+        case .nearby:
+            ControlCallExample(NearbyCall.self, NearbyCall.Params(seconds: 3), NearbyCall.Result(
+                devices: [NearbyCall.Sensor(address: address, name: "Polar H10 <1>", rssi: -61, adapter: "hci0", person: person)],
+                seconds: 3))
+        case .personUnassign:
+            ControlCallExample(PersonUnassignCall.self, AddressParams(address: address),
+                               PersonUnassignCall.Result(address: address, person: person))
         }
     }
 }

@@ -88,6 +88,44 @@ struct DaemonSessionTests {
         #expect(again.status == 1 && again.err.contains("already ended"), "\(again)")
     }
 
+    @Test("a session's own metadata goes on its series: series and stats --meta find them", .timeLimit(.minutes(2)))
+    func sessionMetadataOnItsSeries() throws {
+        let dir = try TestDirectory("session-meta")
+        defer { dir.remove() }
+        let daemon = try DaemonProcess(dir: dir, speed: 1, settings: settings)
+        let client = try daemon.client()
+        let started = try heartctl(daemon, ["session", "start", "--label", "r7", "--meta", "game=round-7",
+                                            "--meta", "HKMetadataKeySyncIdentifier=lab-r7"])
+        #expect(started.status == 0, "\(started)")
+        let uuid = started.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try client.callObject("session.show", ["uuid": uuid])
+        try waitForSeries(client, after: shown["start"] as? String ?? "")
+        // While the session is active the open series already carry the key (status' open series are filtered too).
+        let stopped = try heartctl(daemon, ["--json", "session", "stop", uuid])
+        #expect(stopped.status == 0, "\(stopped)")
+
+        let byMeta = try heartctl(daemon, ["--json", "series", "--type", "heartbeat", "--meta", "game=round-7"])
+        let found = (try JSONSerialization.jsonObject(with: Data(byMeta.out.utf8)) as? [String: Any])?["samples"] as? [[String: Any]] ?? []
+        #expect(byMeta.status == 0 && !found.isEmpty, "\(byMeta)")
+        for s in found {
+            let meta = s["metadata"] as? [String: Any] ?? [:]
+            #expect(meta["game"] as? String == "round-7" && meta["HeartdSession"] as? String == uuid, "\(s)")
+            #expect(meta["HKMetadataKeySyncIdentifier"] as? String != "lab-r7", "the session's reserved keys stay on the session")
+        }
+        let bySession = try heartctl(daemon, ["--json", "series", "--type", "heartbeat", "--session", uuid])
+        let sessionSeries = (try JSONSerialization.jsonObject(with: Data(bySession.out.utf8)) as? [String: Any])?["samples"] as? [Any]
+        #expect(sessionSeries?.count == found.count, "every series of the session, and only those: \(bySession)")
+        let none = try heartctl(daemon, ["--json", "series", "--type", "heartbeat", "--meta", "game=round-8"])
+        #expect(none.status == 0 && !none.out.contains(uuid), "\(none)")
+
+        let stats = try heartctl(daemon, ["--json", "stats", "--meta", "game=round-7"])
+        let statistics = (try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any])?["statistics"] as? [String: Any]
+        #expect(stats.status == 0 && (statistics?["count"] as? Int ?? 0) > 0, "\(stats)")
+        let otherStats = try heartctl(daemon, ["--json", "stats", "--meta", "game=round-8"])
+        let otherStatistics = (try JSONSerialization.jsonObject(with: Data(otherStats.out.utf8)) as? [String: Any])?["statistics"] as? [String: Any]
+        #expect(otherStats.status == 0 && (otherStatistics?["count"] as? Int ?? 0) == 0, "\(otherStats)")
+    }
+
     @Test("two overlapping sessions on different devices; stop without a UUID names both", .timeLimit(.minutes(2)))
     func overlappingSessionsOnDifferentDevices() throws {
         let dir = try TestDirectory("session2")

@@ -67,4 +67,22 @@ import Testing
         #expect(byDevice[addressA]?.map { $0.metadata[MetadataKey.sessionLabel] } == ["a"])
         #expect(byDevice[addressB]?.map { $0.metadata[MetadataKey.sessionLabel] } == ["b"])
     }
+
+    @Test func aSessionsOwnMetadataGoesOnItsSeriesButNotItsReservedKeys() async throws {
+        let (pipeline, sink) = makePipeline()
+        let session = Session(label: "r7", start: Date(timeIntervalSince1970: t0), devices: [addressA],
+                              metadata: ["game": "round-7", MetadataKey.syncIdentifier: "lab-1", MetadataKey.syncVersion: "2",
+                                         MetadataKey.finishReason: "forged", "HeartdSession": "forged"])
+        pipeline.setActiveSessions([session], at: at(0))
+        await feed(pipeline, steady(from: 1, count: 3))
+        await pipeline.finishAll(reason: .shutdown)
+        let series = sink.contents.heartbeatSeries
+        #expect(series.count == 1)
+        let meta = try #require(series.first?.metadata)
+        #expect(meta["game"] == "round-7")
+        #expect(meta[MetadataKey.session] == session.uuid.uuidString)
+        #expect(meta[MetadataKey.syncIdentifier] == nil && meta[MetadataKey.syncVersion] == nil)
+        #expect(meta[MetadataKey.finishReason] == "shutdown")
+        #expect(sink.contents.quantities(.heartRate).allSatisfy { $0.metadata["game"] == "round-7" })
+    }
 }

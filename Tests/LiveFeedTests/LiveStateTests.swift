@@ -135,4 +135,25 @@ import Testing
         let gone = state.apply(status: status([]), now: t0.addingTimeInterval(5))
         #expect(device(gone)?.address == address)
     }
+
+    @Test func aPeopleEventAsksForTheStatusWhichNamesTheWearer() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        #expect(state.apply(.peopleChanged(.init(at: t0)), now: t0).isEmpty)
+        #expect(state.statusDue)
+        let ana = Person(name: "Ana", age: 40, strap: address)
+        let status = DaemonStatus(
+            version: "1", protocolVersion: "heartd-control/1", pid: 1, mode: .bluez, started: t0, uptimeSeconds: 1,
+            capture: CaptureReport(source: .bluez),
+            devices: [DeviceStatus(address: address, connected: true, device: DeviceInfo(name: "Polar H10"), lastNotification: t0,
+                                   currentBPM: 72, batteryPercent: nil, beatsInOpenSeries: 0, seriesFinished: 0,
+                                   counters: IngestCounters(), person: ana)],
+            store: StoreReport(path: "/x", sizeBytes: 0, sink: SinkStatus()), watchers: 0)
+        let named = device(state.apply(status: status, now: t0))
+        #expect(named?.person == ana && named?.displayName == "Ana" && named?.personHeartRateMaximum == 180)
+        #expect(!state.statusDue)
+        var released = status
+        released.devices[0].person = nil
+        #expect(device(state.apply(status: released, now: t0))?.displayName == "Polar H10")
+    }
 }

@@ -107,6 +107,27 @@ import TestBus
         #expect(results.contains(#""failed": []"#), "\(results)")
     }
 
+    /// People: a coach adds a person named with HTML and script, assigns the simulated strap to them, and the room
+    /// tile shows the name as text with % of their HRmax (heartd → `people-changed` → LiveFeed's status → the tile); a
+    /// viewer reads the list and gets 403 on every change.
+    @Test func aCoachNamesTheStrapsWearerAndTheTileShowsItEscaped() async throws {
+        let stack = try await Stack()
+        defer { stack.stop() }
+        let heartctl = try BuiltProducts.path("heartctl")
+        var address = ""
+        #expect(await eventually(timeout: 20) {
+            let (status, out) = try await Self.runStatus(heartctl, ["--json", "status", "--socket", stack.socket])
+            let object = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+            address = ((object?["devices"] as? [[String: Any]])?.first?["address"] as? String) ?? ""
+            return status == 0 && !address.isEmpty
+        })
+        let results = try await stack.browse(["people", "peopleviewer"], extra: ["--device", address])
+        #expect(results.contains(#""failed": []"#), "\(results)")
+        let (status, people) = try await Self.runStatus(heartctl, ["--json", "people", "--socket", stack.socket])
+        #expect(status == 0 && people.contains(address) && people.contains("\"heartRateMaximum\":160"), "\(people)")
+        #expect(!people.contains("viewer"), "a viewer's person is not there: \(people)")
+    }
+
     @Test func theOverlayIsTransparent() async throws {
         let stack = try await Stack()
         defer { stack.stop() }

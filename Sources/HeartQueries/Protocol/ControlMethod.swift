@@ -26,14 +26,20 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
     case allow
     case forget
     case delete
+    case people
+    case personSet = "person.set"
+    case personRemove = "person.remove"
+    case personAssign = "person.assign"
+    case personUnassign = "person.unassign"
+    case nearby
 
-    /// Who may call it (`AccessPolicy`): queries and streams read; sessions need session access; changes admin.
+    /// Who may call it (`AccessPolicy`): queries and streams read; sessions and people need session access; changes admin.
     public var access: ControlAccess {
         switch self {
         case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow,
-             .report, .export, .watch, .subscribe:
+             .report, .export, .watch, .subscribe, .people:
             .read
-        case .sessionStart, .sessionStop:
+        case .sessionStart, .sessionStop, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             .session
         case .allow, .forget, .delete:
             .admin
@@ -46,7 +52,7 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
         case .export, .watch, .subscribe:
             true
         case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
-             .sessions, .sessionShow, .report, .allow, .forget, .delete:
+             .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             false
         }
     }
@@ -74,6 +80,12 @@ public enum ControlMethod: String, Sendable, Hashable, CaseIterable, Codable {
         case .allow: AllowCall.self
         case .forget: ForgetCall.self
         case .delete: DeleteCall.self
+        case .people: PeopleCall.self
+        case .personSet: PersonSetCall.self
+        case .personRemove: PersonRemoveCall.self
+        case .personAssign: PersonAssignCall.self
+        case .personUnassign: PersonUnassignCall.self
+        case .nearby: NearbyCall.self
         }
     }
 

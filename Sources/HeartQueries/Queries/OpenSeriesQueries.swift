@@ -40,7 +40,7 @@ public struct OpenSeriesQueries {
         case .beats: return JSONBridge.value(try beats(params))
         case .stats: return JSONBridge.value(try stats(params))
         case .status, .devices, .show, .quantities, .hrv, .changes, .sessionStart, .sessionStop, .sessions, .sessionShow,
-             .report, .export, .watch, .subscribe, .allow, .forget, .delete:
+             .report, .export, .watch, .subscribe, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             return try queries.handle(method, params)
         }
     }

@@ -80,7 +80,7 @@ extension StoreQueries {
             scope.devicesOnly = true
         case .sessions:
             scope.sessionsOnly = true
-        case .status, .changes, .sessionStart, .sessionStop, .sessionShow, .report, .watch, .subscribe, .allow, .forget, .delete:
+        case .status, .changes, .sessionStart, .sessionStop, .sessionShow, .report, .watch, .subscribe, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
             throw ControlError(.unknownMethod, "'\(method.rawValue)' cannot be answered from a central database")
         }
         return scope

@@ -14,7 +14,8 @@ extension StoreQueries {
             }
             return address
         }
-        let metadata = try p.stringObject("metadata")
+        var metadata = try p.stringObject("metadata")
+        metadata.merge(try personTags(forSessionOn: devices)) { given, _ in given }
         let uuid: UUID = p.params["uuid"] == nil ? UUID() : try p.uuid()
         let session = Session(uuid: uuid, label: try p.string("label"), start: try p.date("start") ?? p.now,
                               devices: devices, metadata: metadata)

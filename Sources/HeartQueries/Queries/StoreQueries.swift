@@ -16,9 +16,9 @@ public struct StoreQueries: Sendable {
     public static func answers(_ method: ControlMethod) -> Bool {
         switch method {
         case .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop, .sessions,
-             .sessionShow, .report, .export, .delete:
+             .sessionShow, .report, .export, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign:
             true
-        case .status, .watch, .subscribe, .allow, .forget:
+        case .status, .watch, .subscribe, .allow, .forget, .nearby:
             false
         }
     }
@@ -51,7 +51,12 @@ public struct StoreQueries: Sendable {
             case .sessions: return JSONBridge.value(try sessionList(p))
             case .sessionShow: return JSONBridge.value(try sessionShow(p))
             case .report: return JSONBridge.value(try report(p))
-            case .status, .export, .watch, .subscribe, .allow, .forget: throw ControlMethod.unknown(method.rawValue)
+            case .people: return JSONBridge.value(try peopleList())
+            case .personSet: return JSONBridge.value(try personSet(params))
+            case .personRemove: return JSONBridge.value(try personRemove(params))
+            case .personAssign: return JSONBridge.value(try personAssign(params))
+            case .personUnassign: return JSONBridge.value(try personUnassign(params))
+            case .status, .export, .watch, .subscribe, .allow, .forget, .nearby: throw ControlMethod.unknown(method.rawValue)
             }
         }
     }

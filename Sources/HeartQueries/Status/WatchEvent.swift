@@ -17,4 +17,6 @@ public enum WatchEvent: String, Sendable, CaseIterable, Codable {
     case sessionEnded = "session-ended"
     /// A device's live DFA α1 over its rolling 2-minute window, every 5 s of beat time while it streams.
     case dfaAlpha1 = "dfa-alpha1"
+    /// People or strap assignments changed (unfiltered `watch` only).
+    case peopleChanged = "people-changed"
 }

@@ -17,6 +17,7 @@ public enum WatchMessage: Sendable, Hashable {
     case sessionStopped(WatchPayload.SessionChanged)
     case sessionEnded(WatchPayload.SessionEnded)
     case dfaAlpha1(WatchPayload.DFAAlpha1)
+    case peopleChanged(WatchPayload.PeopleChanged)
 
     public var name: WatchEvent {
         switch self {
@@ -31,10 +32,11 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStopped: .sessionStopped
         case .sessionEnded: .sessionEnded
         case .dfaAlpha1: .dfaAlpha1
+        case .peopleChanged: .peopleChanged
         }
     }
 
-    /// The device the event is about (nil for session events).
+    /// The device the event is about (nil for session and people events).
     public var device: String? {
         switch self {
         case .connected(let p): p.device
@@ -45,7 +47,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .contact(let p): p.device
         case .seriesFinished(let p): p.device
         case .dfaAlpha1(let p): p.device
-        case .sessionStarted, .sessionStopped, .sessionEnded: nil
+        case .sessionStarted, .sessionStopped, .sessionEnded, .peopleChanged: nil
         }
     }
 
@@ -83,6 +85,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStopped(let p): JSONBridge.params(p)
         case .sessionEnded(let p): JSONBridge.params(p)
         case .dfaAlpha1(let p): JSONBridge.params(p)
+        case .peopleChanged(let p): JSONBridge.params(p)
         }
         return ControlEvent(name.rawValue, fields: fields, isFinal: name == .sessionEnded)
     }
@@ -113,6 +116,7 @@ public enum WatchMessage: Sendable, Hashable {
         case .sessionStopped: self = .sessionStopped(try decode(WatchPayload.SessionChanged.self))
         case .sessionEnded: self = .sessionEnded(try decode(WatchPayload.SessionEnded.self))
         case .dfaAlpha1: self = .dfaAlpha1(try decode(WatchPayload.DFAAlpha1.self))
+        case .peopleChanged: self = .peopleChanged(try decode(WatchPayload.PeopleChanged.self))
         }
     }
 }

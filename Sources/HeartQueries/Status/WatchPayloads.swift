@@ -120,4 +120,12 @@ public enum WatchPayload {
             self.end = end
         }
     }
+
+    /// `people-changed`: a person was added, changed or removed, or a strap assigned or released, at `at`; the
+    /// devices' `person` in the next `status` says who wears what.
+    public struct PeopleChanged: Codable, Sendable, Hashable {
+        public var at: Date
+
+        public init(at: Date) { self.at = at }
+    }
 }

@@ -17,6 +17,16 @@ func applyActiveSessions(pipeline: IngestPipeline, database: HeartDatabase, moni
     }
 }
 
+/// Tells the pipeline who wears which strap (at the daemon's start and after every change to the people), so the
+/// open series of a strap whose wearer changed rotate and carry the person's tags.
+func applyPeople(pipeline: IngestPipeline, database: HeartDatabase) throws(ControlError) {
+    do {
+        pipeline.setPeople(try database.people())
+    } catch {
+        throw ControlError(.unavailable, "store: people: \(error)")
+    }
+}
+
 /// A clean stop with `series.end_sessions_on_shutdown`: ends every active session now, with its statistics.
 func endActiveSessions(database: HeartDatabase, logger: Logger) {
     do {

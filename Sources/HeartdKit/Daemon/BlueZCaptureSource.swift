@@ -129,6 +129,16 @@ final class BlueZCaptureControl: CaptureControl {
         try await change(address) { $0.allowed.remove(address); $0.forgotten.insert(address) }
     }
 
+    func nearby(seconds: Double) async throws(ControlError) -> [NearbyCall.Sensor] {
+        do {
+            return try await capture.nearby(seconds: seconds).map {
+                NearbyCall.Sensor(address: $0.address, name: $0.name, rssi: $0.rssi, adapter: $0.adapter)
+            }
+        } catch {
+            throw ControlError(.unavailable, "nearby: \(error.detail)")
+        }
+    }
+
     private func change(_ address: String, _ edit: (inout AllowListFile.Contents) -> Void) async throws(ControlError) {
         let updated = contents.withLock { c in edit(&c); return c }
         do {

@@ -11,6 +11,8 @@ public protocol CaptureControl: Sendable {
     func allow(_ address: String) async throws(ControlError)
     /// Stops capturing `address` and removes it from the allow-list; stored data is kept.
     func forget(_ address: String) async throws(ControlError)
+    /// Scans for `seconds` and lists the heart-rate sensors in range it does not capture.
+    func nearby(seconds: Double) async throws(ControlError) -> [NearbyCall.Sensor]
 }
 
 /// Capture from the simulator or a replay file: nothing to allow or forget.
@@ -29,5 +31,9 @@ public struct FixedCaptureControl: CaptureControl {
 
     public func forget(_ address: String) async throws(ControlError) {
         throw ControlError(.unavailable, "the \(kind) source has a fixed device")
+    }
+
+    public func nearby(seconds: Double) async throws(ControlError) -> [NearbyCall.Sensor] {
+        throw ControlError(.unavailable, "the \(kind) source does not scan")
     }
 }

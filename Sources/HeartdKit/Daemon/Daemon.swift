@@ -66,6 +66,7 @@ public struct Daemon: Sendable {
         // Sessions active before a crash or stop are active again: their devices' series keep being tagged.
         daemonStore.whenReady { [logger] database in
             do {
+                try applyPeople(pipeline: pipeline, database: database)
                 try applyActiveSessions(pipeline: pipeline, database: database, monitor: monitor)
             } catch {
                 logger.error("cannot read the active sessions", metadata: ["error": "\(error)"])

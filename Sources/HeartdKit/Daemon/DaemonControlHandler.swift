@@ -56,7 +56,9 @@ public struct DaemonControlHandler: ControlHandler {
             case .forget: JSONBridge.value(ForgetCall.Result(forgotten: try await changePolicy(request.params, allow: false)))
             case .sessionStart: JSONBridge.value(try startSession(request.params))
             case .sessionStop: JSONBridge.value(try await stopSession(request.params))
-            case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete:
+            case .personSet, .personRemove, .personAssign, .personUnassign: try changePeople(method, request.params)
+            case .nearby: JSONBridge.value(try await nearby(request.params))
+            case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete, .people:
                 try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
             case .export, .watch, .subscribe: throw ControlError(.unknownMethod, "method '\(request.method)' streams")
             }
@@ -76,7 +78,7 @@ public struct DaemonControlHandler: ControlHandler {
             case .export: return .success(queries.exportStream(try queries.exportQuery(request.params)))
             case .subscribe: return .success(try subscribeStream(request.params))
             case .status, .devices, .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessionStart, .sessionStop,
-                 .sessions, .sessionShow, .report, .allow, .forget, .delete:
+                 .sessions, .sessionShow, .report, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
                 throw ControlError(.unknownMethod, "method '\(request.method)' does not stream")
             }
         } catch {
@@ -115,6 +117,15 @@ public struct DaemonControlHandler: ControlHandler {
         return result
     }
 
+    /// Changes the people in the store, then tells the pipeline who wears which strap (the open series of a strap
+    /// whose wearer changed rotate and carry the new tags) and `watch` that people changed.
+    func changePeople(_ method: ControlMethod, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        let result = try queries.handle(method, params)
+        try applyPeople(pipeline: pipeline, database: queries.database)
+        hub.publishPeopleChanged()
+        return result
+    }
+
     func status() async -> DaemonStatus {
         let db = queries.database
         let pipelineSink = await pipeline.sinkStatus()
@@ -133,6 +144,19 @@ public struct DaemonControlHandler: ControlHandler {
         var result = try queries.mappingErrors { try queries.devices() }
         result.live = await pipeline.status()
         return result
+    }
+
+    /// Scans (`NearbyCall.secondsRange`) and lists what capture does not take, with the person assigned to each.
+    func nearby(_ params: [String: JSONValue]) async throws(ControlError) -> NearbyCall.Result {
+        let p = try StoreQueries.decode(NearbyCall.Params.self, params)
+        let seconds = p.seconds ?? NearbyCall.defaultSeconds
+        guard NearbyCall.secondsRange.contains(seconds) else {
+            throw ControlError(.invalidParams, "'seconds' must be \(NearbyCall.secondsRange.lowerBound) to \(NearbyCall.secondsRange.upperBound)")
+        }
+        var sensors = try await capture.nearby(seconds: seconds)
+        let people = (try? queries.database.people()) ?? []
+        for i in sensors.indices { sensors[i].person = people.first { $0.strap == sensors[i].address } }
+        return NearbyCall.Result(devices: sensors, seconds: seconds)
     }
 
     /// Allows or forgets the `address` of `params`; returns it as stored (upper case).

@@ -57,6 +57,11 @@ public final class LiveEventHub: Sendable {
         for c in snapshot { c.yield(control) }
     }
 
+    /// `people-changed` to every watcher, as `publishSession` sends.
+    func publishPeopleChanged(at: Date = Date()) {
+        publishSession(.peopleChanged(.init(at: at)))
+    }
+
     private func register(id: UUID = UUID()) -> AsyncStream<ControlEvent> {
         let (stream, continuation) = AsyncStream<ControlEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.watcherBuffer))
         continuation.onTermination = { [weak self] _ in

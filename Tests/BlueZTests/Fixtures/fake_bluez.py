@@ -34,6 +34,10 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
    not at all if discovery is stopped before, like a second radio that is slower to hear the advertisements.)
   (--stale-connected S: devices start Connected=true, ServicesResolved=false, then drop after S s,
    like bluetoothd after a restart)
+  DiscoveryFilter(s adapter) -> a{ss}  the adapter's last SetDiscoveryFilter: UUIDs (comma-separated), Transport
+  (--other-devices ADDR,...: devices that advertise no heart-rate service (HID 0x1812, "Fake Keyboard N"); discovery
+   with a UUIDs filter finds only devices advertising one of them, like bluetoothd; each device's RSSI is
+   -50 - 5 x its index)
   Stats(s addr) -> a{si}           counters: connect, disconnect, start_notify, stop_notify, acquire_notify,
                                    acquire_refused, start_notify_battery, subscribed, fd_open, discovery_starts, discovering,
                                    links (adapters connected now), max_links (most at once), sent (Stream values)
@@ -146,12 +150,16 @@ class Adapter(Obj):
         self.set(Discovering=dbus.Boolean(False))
 
 class Device(Obj):
-    def __init__(self, fake, adapter, addr, index):
+    def __init__(self, fake, adapter, addr, index, heart_rate=True):
+        name = ("Fake HR %d" if heart_rate else "Fake Keyboard %d") % index
+        uuids = [uuid16(0x180d), uuid16(0x180a), uuid16(0x180f)] if heart_rate else [uuid16(0x1812), uuid16(0x180f)]
         Obj.__init__(self, fake, adapter.path + "/dev_" + addr.replace(":", "_"), DEVICE, {
-            "Address": addr, "AddressType": "random", "Name": "Fake HR %d" % index, "Alias": "Fake HR %d" % index,
-            "Appearance": dbus.UInt16(0x0341), "Paired": dbus.Boolean(False), "Trusted": dbus.Boolean(False),
-            "Connected": dbus.Boolean(False), "ServicesResolved": dbus.Boolean(False), "RSSI": dbus.Int16(-60),
-            "UUIDs": dbus.Array([uuid16(0x180d), uuid16(0x180a), uuid16(0x180f)], signature="s"),
+            "Address": addr, "AddressType": "random", "Name": name, "Alias": name,
+            "Appearance": dbus.UInt16(0x0341 if heart_rate else 0x03C1), "Paired": dbus.Boolean(False),
+            "Trusted": dbus.Boolean(False),
+            "Connected": dbus.Boolean(False), "ServicesResolved": dbus.Boolean(False),
+            "RSSI": dbus.Int16(-50 - 5 * index),
+            "UUIDs": dbus.Array(uuids, signature="s"),
             "Adapter": dbus.ObjectPath(adapter.path)})
         self.addr, self.index, self.adapter = addr, index, adapter
         self.c = dict(connect=0, disconnect=0, start_notify=0, stop_notify=0, acquire_notify=0, acquire_refused=0,
@@ -482,6 +490,12 @@ class Control(dbus.service.Object):
     def Battery(self, addr, pct):
         self.dev(addr).battery.notify(bytes([int(pct)]))
 
+    @dbus.service.method(CTL, in_signature="s", out_signature="a{ss}")
+    def DiscoveryFilter(self, name):
+        flt = self.fake.adapters[str(name)].filter or {}
+        return dbus.Dictionary({"UUIDs": ",".join(str(u) for u in flt.get("UUIDs", [])),
+                                "Transport": str(flt.get("Transport", ""))}, signature="ss")
+
     @dbus.service.method(CTL, in_signature="s", out_signature="a{si}")
     def Stats(self, addr):
         d = self.dev(addr)
@@ -511,6 +525,9 @@ class Fake:
         for n, ad in self.adapters.items():
             self.per_adapter[n] = {a: Device(self, ad, a, i + 1)
                                    for i, a in enumerate(filter(None, args.devices.split(",")))}
+            hr_count = len(self.per_adapter[n])
+            for i, a in enumerate(filter(None, args.other_devices.split(","))):
+                self.per_adapter[n][a] = Device(self, ad, a, hr_count + i + 1, heart_rate=False)
         self.devices = self.per_adapter[names[0]]
         for ad in self.adapters.values():
             ad.export(announce=False)
@@ -545,8 +562,9 @@ class Fake:
 
     def advertise_all(self, adapter):
         if adapter.exported and adapter.props["Discovering"]:
+            wanted = [str(u).lower() for u in (adapter.filter or {}).get("UUIDs", [])]
             for d in self.instances():
-                if d.adapter is adapter:
+                if d.adapter is adapter and (not wanted or any(str(u).lower() in wanted for u in d.props["UUIDs"])):
                     d.export()
         return False
 
@@ -559,6 +577,7 @@ def main():
     ap.add_argument("--slots", type=int, default=0, help="connections per adapter (0: no limit)")
     ap.add_argument("--discovery-delay", default="",
                     help="NAME=MS,...: that adapter's discovery finds devices only MS after StartDiscovery (default 50)")
+    ap.add_argument("--other-devices", default="", help="ADDR,...: devices without a heart-rate service")
     ap.add_argument("--known", action="store_true", help="devices exist at start (no discovery needed)")
     ap.add_argument("--stale-connected", type=float, default=0,
                     help="export devices Connected=true but unresolved, drop to false after this many s")

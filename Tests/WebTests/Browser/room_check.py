@@ -12,6 +12,9 @@ WebBrowserTests runs it against heartd --simulate and heartd-web; each check is 
   overlay    /overlay/<device> has a transparent background
   sessions   the Sessions page lists the finished session (--session UUID); its report opens (heartd's SVG plots shown,
              no script run) and its CSV export downloads (a file with heartd's header and rows)
+  people     the coach adds a person named with HTML and script on /people (HRmax 160), assigns the strap (--device) to
+             them; the list and the room tile show the name as text (and the tile % of 160), nothing runs
+  peopleviewer  a viewer sees /people read-only (no forms); its POSTs to /people/save and /nearby/scan get 403
 Exit status 0 when every check passed; the JSON says which failed and why.
 """
 import argparse
@@ -221,6 +224,55 @@ def check_sessions(driver, args):
     return {"csv": csv, "lines": len(lines), "svgs": len(driver.find_elements(By.TAG_NAME, "svg")), "origin": origin}
 
 
+PERSON_NAME = '<img src=x onerror="window.__xss=3"><script>window.__xss=4</script> Ana'
+
+
+def check_people(driver, args):
+    login(driver, args)
+    driver.get(f"{args.url}/people")
+    driver.find_element(By.ID, "person-name").send_keys(PERSON_NAME)
+    driver.find_element(By.ID, "person-hrmax").send_keys("160")
+    driver.find_element(By.ID, "save-person").click()
+    wait_for(lambda: driver.find_element(By.ID, "message").text == "saved", 10, "the person saved")
+    listed = driver.execute_script("return Array.from(document.querySelectorAll('#people-table .name')).map(n => n.textContent)")
+    assert PERSON_NAME in listed, f"the list shows {listed!r}"
+    # Assign the strap: pick the person and the strap by value.
+    driver.execute_script("""
+        const person = Array.from(document.querySelectorAll('#assign-person option')).find(o => o.textContent === arguments[0]);
+        document.getElementById('assign-person').value = person.value;
+        document.getElementById('assign-address').value = arguments[1];""", PERSON_NAME, args.device)
+    driver.find_element(By.ID, "assign").click()
+    wait_for(lambda: driver.find_element(By.ID, "message").text == "assigned", 10, "the strap assigned")
+    strap = driver.execute_script("""return Array.from(document.querySelectorAll('#people-table tr[data-uuid]'))
+        .filter(r => r.querySelector('.name').textContent === arguments[0]).map(r => r.querySelector('.strap').textContent)""", PERSON_NAME)
+    assert strap == [args.device], f"the list says the strap is {strap!r}"
+    assert not driver.find_elements(By.CSS_SELECTOR, "#people-table img, #people-table script"), "the name became HTML"
+    driver.get(f"{args.url}/")
+    tile = wait_for(lambda: [t for t in tiles(driver) if t["address"] == args.device and t["name"] == PERSON_NAME], 20,
+                    "the tile to show the person's name")[0]
+    wait_for(lambda: any(t["pct"].endswith("of 160") for t in tiles(driver) if t["address"] == args.device), 20,
+             "the tile's % of the person's HRmax")
+    assert driver.execute_script("return window.__xss === undefined"), "the name's script ran"
+    assert not driver.find_elements(By.CSS_SELECTOR, ".tile .name img, .tile .name script"), "the name became HTML"
+    if os.environ.get("HEARTD_WEB_SCREENSHOTS"):
+        driver.save_screenshot(os.path.join(os.environ["HEARTD_WEB_SCREENSHOTS"], "room-person.png"))
+    return {"name": tile["name"]}
+
+
+def check_peopleviewer(driver, args):
+    driver.get(f"{args.url}/people?token={args.token}")
+    wait_for(lambda: driver.find_element(By.ID, "people-table"), 10, "the people list")
+    assert not driver.find_elements(By.ID, "person-form") and not driver.find_elements(By.ID, "assign-form"), "a viewer sees forms"
+    statuses = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'}, body})
+          .then(r => r.status).catch(e => String(e));
+        Promise.all([post('/people/save', '{"name":"viewer"}'), post('/people/assign', '{"person":"x","address":"A0:9E:1A:00:00:01"}'),
+                     post('/nearby/scan', '{"seconds":"1"}')]).then(done);""")
+    assert statuses == [403, 403, 403], f"a viewer's changes got {statuses}"
+    return {"statuses": statuses}
+
+
 def check_overlay(driver, args):
     driver.get(f"{args.url}/overlay/{args.device}?token={args.token}&size=200&colour=%23ff3366")
     wait_for(lambda: driver.find_element(By.ID, "bpm"), 10, "the overlay")
@@ -231,7 +283,7 @@ def check_overlay(driver, args):
 
 
 CHECKS = {"sessions": check_sessions, "live": check_live, "silence": check_silence, "names": check_names, "coach": check_coach, "viewer": check_viewer,
-          "crosssite": check_crosssite, "overlay": check_overlay}
+          "crosssite": check_crosssite, "overlay": check_overlay, "people": check_people, "peopleviewer": check_peopleviewer}
 
 
 def main():
