@@ -48,7 +48,7 @@ public final class LiveEventHub: Sendable {
         for c in watchers.withLock({ w in ids.compactMap { w[$0] } }) { c.yield(event) }
     }
 
-    /// An event the daemon makes itself (`session-started`, `session-stopped`, `dfa-alpha1`) to every watcher; a
+    /// An event the daemon makes itself (`session-started`, `session-stopped`, `dfa-alpha1`, `people-changed`) to every watcher; a
     /// filtered watcher, which follows devices, gets only those of its devices (no session event).
     func publish(_ message: WatchMessage) {
         let snapshot = watchers.withLock { Array($0.values) }
@@ -57,9 +57,9 @@ public final class LiveEventHub: Sendable {
         for c in snapshot { c.yield(control) }
     }
 
-    /// `people-changed` to every watcher, as `publishSession` sends.
+    /// `people-changed` to every watcher.
     func publishPeopleChanged(at: Date = Date()) {
-        publishSession(.peopleChanged(.init(at: at)))
+        publish(.peopleChanged(.init(at: at)))
     }
 
     private func register(id: UUID = UUID()) -> AsyncStream<ControlEvent> {
