@@ -13,11 +13,16 @@ extension WebApplication {
         let fanout = fanout
         let logger = logger
         router.get("/people") { request, _ -> Response in
-            let caller = try access.require(.viewer, request)
+            // Opened with the viewer token, like the room: a viewer cookie, so its requests are a viewer's (403), not
+            // nobody's (401).
+            let (caller, cookie) = Self.rememberToken(access, request)
+            guard caller.role != nil else { throw HTTPError(.unauthorized, message: "open this page with ?token=<viewer token>") }
             let message = request.uri.queryParameters.get("done").map { String($0) }
             let list = try await Self.asking { try await people.people() }
             let straps = fanout.source.snapshot().devices.map { PeoplePages.Strap(address: $0.address, name: $0.info?.name ?? $0.address) }
-            return WebResponses.html(PeoplePages.people(list, straps: straps, caller: caller, message: message))
+            var response = WebResponses.html(PeoplePages.people(list, straps: straps, caller: caller, message: message))
+            if let cookie { response.setCookie(cookie) }
+            return response
         }
         router.post("/people/save") { request, _ -> Response in
             let form = try await WebForm(request: request)

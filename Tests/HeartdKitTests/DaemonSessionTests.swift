@@ -95,7 +95,7 @@ struct DaemonSessionTests {
         let daemon = try DaemonProcess(dir: dir, speed: 1, settings: settings)
         let client = try daemon.client()
         let started = try heartctl(daemon, ["session", "start", "--label", "r7", "--meta", "game=round-7",
-                                            "--meta", "HKMetadataKeySyncIdentifier=lab-r7"])
+                                            "--meta", "HKMetadataKeyTimeZone=lab-r7"])
         #expect(started.status == 0, "\(started)")
         let uuid = started.out.trimmingCharacters(in: .whitespacesAndNewlines)
         let shown = try client.callObject("session.show", ["uuid": uuid])
@@ -110,7 +110,7 @@ struct DaemonSessionTests {
         for s in found {
             let meta = s["metadata"] as? [String: Any] ?? [:]
             #expect(meta["game"] as? String == "round-7" && meta["HeartdSession"] as? String == uuid, "\(s)")
-            #expect(meta["HKMetadataKeySyncIdentifier"] as? String != "lab-r7", "the session's reserved keys stay on the session")
+            #expect(meta["HKMetadataKeyTimeZone"] as? String != "lab-r7", "the session's reserved keys stay on the session")
         }
         let bySession = try heartctl(daemon, ["--json", "series", "--type", "heartbeat", "--session", uuid])
         let sessionSeries = (try JSONSerialization.jsonObject(with: Data(bySession.out.utf8)) as? [String: Any])?["samples"] as? [Any]

@@ -123,7 +123,7 @@ import TestBus
         })
         let results = try await stack.browse(["people", "peopleviewer"], extra: ["--device", address])
         #expect(results.contains(#""failed": []"#), "\(results)")
-        let (status, people) = try await Self.runStatus(heartctl, ["--json", "people", "--socket", stack.socket])
+        let (status, people) = try await Self.runStatus(heartctl, ["people", "list", "--json", "--socket", stack.socket])
         #expect(status == 0 && people.contains(address) && people.contains("\"heartRateMaximum\":160"), "\(people)")
         #expect(!people.contains("viewer"), "a viewer's person is not there: \(people)")
     }
