@@ -23,8 +23,9 @@ public struct HeartdConfiguration: Sendable, Equatable {
         /// Upper bound of the exponential reconnect backoff.
         public var reconnectMaxSeconds: Double = 60
         /// On a busy bus or notify socket, read at most this often and take what gathered together (fewer
-        /// thread wake-ups: the main CPU cost per notification). 0 reads every message at once.
-        public var readBatchSeconds: Double = 0.5
+        /// thread wake-ups, at the cost of up to this much latency to every live client). 0, the default, reads
+        /// every message at once: at 0.5 s, 16 sensors reached a subscriber 200 ms (median) to 450 ms (p99) late.
+        public var readBatchSeconds: Double = 0
         /// Devices pinned to an adapter, as "AA:BB:CC:DD:EE:FF@hci1" (normalized: address upper case).
         public var pin: [String] = []
         /// Most devices heartd gives one adapter (5: what the smallest common controllers hold; lowered per adapter
