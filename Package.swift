@@ -109,13 +109,14 @@ let package = Package(
         .target(name: "WebConfig"),
         // The live dashboard on Hummingbird: routes, pages, the WebSocket/SSE fan-out, viewer and coach auth.
         .target(name: "Web", dependencies: [
-            "Control", "HealthModel", "HeartQueries", "LiveFeed", "WebConfig",
+            "Control", "HealthModel", "HeartQueries", "LiveFeed", "SourceEvents", "WebConfig",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -16,6 +16,10 @@ struct LiveState: Sendable {
     private(set) var statusDue = false
     /// `lost` was reported and heartd has not answered since: retries say nothing more.
     private var lostReported = false
+    /// Devices changed without a `device` update yet: a notification's beats (its RMSSD) wait for its heart rate,
+    /// which heartd sends right after them (Ingest's order: contact, beats, heart rate), so a notification makes one
+    /// `device` update, not two. A notification without a heart rate (no contact) is reported at the next tick.
+    private var unreported: Set<String> = []
 
     struct Entry: Sendable {
         var device: LiveDevice
@@ -96,7 +100,7 @@ struct LiveState: Sendable {
             for b in p.beats { rmssd.add(beat: b.time, gap: b.gap) }
             let value = rmssd.rmssdMs(at: p.beats.last?.time ?? now)
             updates.append(.beats(address: address, beats: p.beats))
-            update(address, now: now, into: &updates) { $0.rmssdMs = value; $0.connected = true }
+            update(address, now: now, into: &updates, report: false) { $0.rmssdMs = value; $0.connected = true }
             devices[address]?.rmssd = rmssd
         case .battery(let p):
             update(p.device, now: now, into: &updates) { $0.batteryPercent = p.percent }
@@ -145,8 +149,9 @@ struct LiveState: Sendable {
 
     private static func addresses(_ list: [String]?) -> Set<String> { Set((list ?? []).map { $0.uppercased() }) }
 
-    /// Applies `change` to the device (created on first sight), derives its state, and reports it if it changed.
-    private mutating func update(_ address: String, now: Date, into updates: inout [LiveUpdate],
+    /// Applies `change` to the device (created on first sight), derives its state, and reports it if it (or an
+    /// earlier unreported change) changed it; with `report: false` a change waits for the next report.
+    private mutating func update(_ address: String, now: Date, into updates: inout [LiveUpdate], report: Bool = true,
                                  _ change: (inout LiveDevice) -> Void) {
         let address = address.uppercased()
         var entry = devices[address]
@@ -160,7 +165,12 @@ struct LiveState: Sendable {
             entry.device.dfaArtifactPercent = nil
         }
         devices[address] = entry
-        if entry.device != before || devices.count == 0 { updates.append(.device(entry.device)) }
+        let changed = entry.device != before || devices.count == 0
+        if !report {
+            if changed { unreported.insert(address) }
+        } else if unreported.remove(address) != nil || changed {
+            updates.append(.device(entry.device))
+        }
     }
 
     /// Contact lost wins over silence: a strap off the skin often keeps sending, saying so.

@@ -2,11 +2,12 @@ import Foundation
 import HeartQueries
 import LiveFeed
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// One subscription to the live feed, shared by every browser: each update is turned into JSON once and handed to
-/// each browser's own bounded queue without waiting. A browser whose queue is full is dropped (its connection
+/// One subscription to the live feed, shared by every browser: each update is turned into JSON once (one buffer,
+/// shared) and handed to each browser's own bounded queue without waiting, if the browser's `LiveFilter` admits it. A browser whose queue is full is dropped (its connection
 /// closed): a slow or stuck browser costs at most `clientBuffer` messages here, and nothing in heartd.
 public final class LiveFanout: Service, Sendable {
     public let source: any LiveSource
@@ -27,7 +28,8 @@ public final class LiveFanout: Service, Sendable {
     }
 
     private struct Client {
-        let continuation: AsyncStream<String>.Continuation
+        let filter: LiveFilter
+        let continuation: AsyncStream<ByteBuffer>.Continuation
         let drop: @Sendable () -> Void
     }
 
@@ -49,7 +51,7 @@ public final class LiveFanout: Service, Sendable {
         state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
         for await update in updates.cancelOnGracefulShutdown() {
             let messages = messages(for: update)  // always: it keeps the session list for the next difference
-            if clientCount > 0 { broadcast(messages.map { $0.json() }) }
+            if clientCount > 0 { broadcast(messages.map { ($0, $0.frame()) }) }
         }
         let clients = state.withLock { state in
             state.finished = true
@@ -59,14 +61,14 @@ public final class LiveFanout: Service, Sendable {
         for client in clients { client.continuation.finish() }
     }
 
-    /// Registers a browser: its queue starts with the current snapshot. `drop` closes its connection when it falls
-    /// `clientBuffer` messages behind.
-    public func subscribe(drop: @escaping @Sendable () -> Void) -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(clientBuffer))
+    /// Registers a browser: its queue starts with the current snapshot (of the filter's device only, if it names
+    /// one). `drop` closes its connection when it falls `clientBuffer` messages behind.
+    public func subscribe(_ filter: LiveFilter = .everything, drop: @escaping @Sendable () -> Void) -> AsyncStream<ByteBuffer> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(clientBuffer))
         let id: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             state.nextID += 1
-            state.clients[state.nextID] = Client(continuation: continuation, drop: drop)
+            state.clients[state.nextID] = Client(filter: filter, continuation: continuation, drop: drop)
             return state.nextID
         }
         guard let id else {
@@ -74,16 +76,17 @@ public final class LiveFanout: Service, Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in self?.remove(id) }
-        continuation.yield(snapshotMessage().json())
+        continuation.yield(snapshotMessage(device: filter.device).frame())
         return stream
     }
 
-    /// The whole picture now, as the first message of every browser and `/api/devices`.
-    public func snapshotMessage() -> LiveMessage {
+    /// The whole picture now (or one device's), as the first message of every browser and `/api/devices`.
+    public func snapshotMessage(device: String? = nil) -> LiveMessage {
         let snapshot = source.snapshot()
         let tallies = state.withLock { $0.tallies }
+        let devices = snapshot.devices.filter { device == nil || $0.address.uppercased() == device }
         return .snapshot(daemonReachable: snapshot.daemonReachable,
-                         devices: snapshot.devices.map { DeviceView($0, hrmax: hrmax, effort: tallies[$0.address]) },
+                         devices: devices.map { DeviceView($0, hrmax: hrmax, effort: tallies[$0.address]) },
                          sessions: snapshot.activeSessions.map(SessionView.init))
     }
 
@@ -126,12 +129,12 @@ public final class LiveFanout: Service, Sendable {
         }
     }
 
-    private func broadcast(_ lines: [String]) {
-        guard !lines.isEmpty else { return }
+    private func broadcast(_ frames: [(LiveMessage, ByteBuffer)]) {
+        guard !frames.isEmpty else { return }
         let clients = state.withLock { Array($0.clients) }
         for (id, client) in clients {
-            for line in lines {
-                if case .dropped = client.continuation.yield(line) {
+            for (message, frame) in frames where client.filter.admits(message) {
+                if case .dropped = client.continuation.yield(frame) {
                     logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
                     state.withLock { $0.dropped += 1 }
                     client.continuation.finish()

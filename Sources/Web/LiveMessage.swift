@@ -1,6 +1,7 @@
 import Foundation
 import HeartQueries
 import LiveFeed
+import NIOCore
 
 /// One JSON message of `/api/live` and `/api/events` (docs/WEB.md). Times are milliseconds since 1970.
 public enum LiveMessage: Sendable, Hashable {
@@ -29,6 +30,10 @@ public enum LiveMessage: Sendable, Hashable {
         case .sessionStopped: .sessionStopped
         }
     }
+
+    /// The message as one line of JSON in a buffer: encoded once, shared by every client (a `ByteBuffer` is
+    /// copy-on-write, so no client copies it).
+    public func frame() -> ByteBuffer { ByteBuffer(string: json()) }
 
     /// The message as one line of JSON.
     public func json() -> String {

@@ -27,7 +27,7 @@ enum OverlayScript {
       }
 
       function connect() {
-        const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+        const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live?beats=1&device=" + encodeURIComponent(address));
         ws.onmessage = function (event) {
           const m = JSON.parse(event.data);
           if (m.type === "snapshot") m.devices.forEach(show);

@@ -105,7 +105,6 @@ enum RoomScript {
             break;
           case "daemon": banner.hidden = message.reachable; break;
           case "device": update(message.device); break;
-          case "beats": { const e = devices.get(message.address); if (e) e.seen = Date.now(); break; }
           case "sessions": sessions = message.sessions; showSessions(); break;
         }
       }

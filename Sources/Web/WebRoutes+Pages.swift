@@ -22,7 +22,7 @@ extension WebApplication {
             let raw = try context.parameters.require("device")
             let device = raw.removingPercentEncoding ?? raw
             let (_, cookie) = Self.rememberToken(access, request)
-            let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+            let query = Self.query(request)
             var response = WebResponses.html(Pages.overlay(device: device.uppercased(), options: OverlayOptions(query: query)))
             if let cookie { response.setCookie(cookie) }
             return response

@@ -57,13 +57,49 @@ import Testing
             t = t.addingTimeInterval(i % 2 == 0 ? 0.8 : 0.84)
             beats.append(WatchBeat(time: t, gap: false))
         }
-        let u = state.apply(.beats(.init(device: address, beats: beats)), now: t)
+        _ = state.apply(.beats(.init(device: address, beats: beats)), now: t)
+        let u = state.apply(.heartRate(.init(device: address, at: t, bpm: 73)), now: t)
         #expect(abs((device(u)?.rmssdMs ?? 0) - 40) < 1e-3)  // Date holds ~0.1 µs
         // After a gap, a 2000 ms interval is no RR interval: the value stays.
         let after = [WatchBeat(time: t.addingTimeInterval(2), gap: true), WatchBeat(time: t.addingTimeInterval(2.8), gap: false)]
         let v = state.apply(.beats(.init(device: address, beats: after)), now: t.addingTimeInterval(2.8))
         #expect(abs((state.snapshot.devices.first?.rmssdMs ?? 0) - 40) < 1e-3)  // Date holds ~0.1 µs
         #expect(v.contains(.beats(address: address, beats: after)))
+    }
+
+    /// Eleven beats from t0 + 1 s, RR alternating 800/840 ms (RMSSD 40 ms), and the last one's time.
+    func alternatingBeats() -> ([WatchBeat], Date) {
+        var t = t0.addingTimeInterval(1), beats = [WatchBeat(time: t, gap: true)]
+        for i in 0..<10 {
+            t = t.addingTimeInterval(i % 2 == 0 ? 0.8 : 0.84)
+            beats.append(WatchBeat(time: t, gap: false))
+        }
+        return (beats, t)
+    }
+
+    /// heartd sends a notification's beats, then its heart rate: one `device` update for both (every screen and
+    /// MQTT state topic got two before).
+    @Test func oneNotificationMakesOneDeviceUpdate() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        let (beats, t2) = alternatingBeats()
+        let u = state.apply(.beats(.init(device: address, beats: beats)), now: t2)
+            + state.apply(.heartRate(.init(device: address, at: t2, bpm: 74)), now: t2)
+        let devices = u.compactMap { if case .device(let d) = $0 { d } else { nil } }
+        #expect(devices.count == 1)
+        #expect(devices.first?.bpm == 74)
+        #expect(abs((devices.first?.rmssdMs ?? 0) - 40) < 1e-3)
+        #expect(u.contains(.beats(address: address, beats: beats)))
+    }
+
+    /// Beats with no heart rate after them (a strap without contact may still send RR) are reported at the next tick.
+    @Test func beatsWithoutAHeartRateAreReportedAtTheNextTick() {
+        var state = LiveState(settings: LiveFeedSettings(socketPath: "/x"))
+        _ = connected(&state)
+        let (beats, t2) = alternatingBeats()
+        #expect(device(state.apply(.beats(.init(device: address, beats: beats)), now: t2)) == nil)
+        #expect(abs((device(state.tick(now: t2.addingTimeInterval(1)))?.rmssdMs ?? 0) - 40) < 1e-3)
+        #expect(device(state.tick(now: t2.addingTimeInterval(1.5))) == nil)  // reported once
     }
 
     @Test func heartdLostShowsEveryDeviceDisconnectedOnce() {

@@ -43,7 +43,7 @@ import Web
         let run = Task { try await fixture.fanout.run() }
         defer { run.cancel() }
         #expect(await eventually { fixture.source.subscribers == 1 })
-        var messages = fixture.fanout.subscribe(drop: {}).makeAsyncIterator()
+        var messages = fixture.fanout.subscribe(drop: {}).map { String(buffer: $0) }.makeAsyncIterator()
         let first = try #require(await messages.next())
         #expect(first.contains(#""type":"snapshot""#) && first.contains("AA:00:00:00:00:01"))
         fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: 171)))
@@ -58,6 +58,31 @@ import Web
         #expect(try #require(await messages.next()).contains(#""type":"session-stopped""#))
     }
 
+    /// A client gets `beats` only when it asks (`beats=1`), and only its device's with `device=`.
+    @Test func aClientGetsWhatItsFilterAdmits() async throws {
+        let fixture = WebFixture(devices: [WebFixture.device("AA:00:00:00:00:01"), WebFixture.device("AA:00:00:00:00:02")])
+        let run = Task { try await fixture.fanout.run() }
+        defer { run.cancel() }
+        #expect(await eventually { fixture.source.subscribers == 1 })
+        var room = fixture.fanout.subscribe(LiveFilter(), drop: {}).map { String(buffer: $0) }.makeAsyncIterator()
+        var overlay = fixture.fanout.subscribe(try LiveFilter(query: ["beats": "1", "device": "aa:00:00:00:00:02"]), drop: {})
+            .map { String(buffer: $0) }.makeAsyncIterator()
+        let roomSnapshot = try #require(await room.next()), overlaySnapshot = try #require(await overlay.next())
+        #expect(roomSnapshot.contains("AA:00:00:00:00:01") && roomSnapshot.contains("AA:00:00:00:00:02"))
+        #expect(!overlaySnapshot.contains("AA:00:00:00:00:01") && overlaySnapshot.contains("AA:00:00:00:00:02"))
+        let beat = [WatchBeat(time: Date(timeIntervalSince1970: 1), gap: false)]
+        fixture.source.send(.beats(address: "AA:00:00:00:00:01", beats: beat))
+        fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: 101)))
+        fixture.source.send(.beats(address: "AA:00:00:00:00:02", beats: beat))
+        fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:02", bpm: 102)))
+        // The room: both devices, no beats; the overlay: device 2's beats and device only.
+        #expect(try #require(await room.next()).contains(#""bpm":101"#))
+        #expect(try #require(await room.next()).contains(#""bpm":102"#))
+        #expect(try #require(await overlay.next()).contains(#""type":"beats""#))
+        #expect(try #require(await overlay.next()).contains(#""bpm":102"#))
+        #expect(throws: HTTPError.self) { try LiveFilter(query: ["device": "<script>"]) }
+    }
+
     @Test func aBrowserThatDoesNotReadIsDroppedAtItsBound() async throws {
         let fixture = WebFixture(clientBuffer: 16)
         let run = Task { try await fixture.fanout.run() }
@@ -65,7 +90,7 @@ import Web
         #expect(await eventually { fixture.source.subscribers == 1 })
         let dropped = DropFlag()
         let stuck = fixture.fanout.subscribe(drop: { dropped.set() })
-        var reader = fixture.fanout.subscribe(drop: {}).makeAsyncIterator()
+        var reader = fixture.fanout.subscribe(drop: {}).map { String(buffer: $0) }.makeAsyncIterator()
         _ = await reader.next()
         // The reader that keeps up gets every update; the one that never reads is dropped once 16 wait for it.
         for bpm in 60..<100 {
