@@ -6,7 +6,7 @@
 # message rate as the baseline (scripts/bench/mqtt-latency.py). Fails when fewer than 99 % of the notifications
 # arrive, or with --quick when p99 exceeds 100 ms.
 #   scripts/bench-mqtt.sh            # the release build (scripts/build-release.sh), 60 s
-#   scripts/bench-mqtt.sh --quick    # the debug build scripts/test.sh made, 20 s (about 60 s in all; not in CI until p99 holds)
+#   scripts/bench-mqtt.sh --quick    # the debug build scripts/test.sh made, 20 s (about 60 s in all; in CI: .ci/run)
 #   HEARTD=... HEARTD_MQTT=... SECONDS_=120 scripts/bench-mqtt.sh   # given binaries, another length
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,7 +5,7 @@
 # heartd's arrival stamp, and from the fake's send), the room page < 150 KB and its first paint, heartd-web's CPU per
 # update and in all ≤ heartd's own in the same run, both services' memory. docs/BENCHMARKS.md has the latest table.
 #   scripts/bench-web.sh            # the release build (scripts/build-release.sh), 60 s measured (~3 min after the build)
-#   scripts/bench-web.sh --quick    # ≤ 2 min: the debug build scripts/test.sh made, 30 s measured; not in CI until its targets hold (docs/BENCHMARKS.md)
+#   scripts/bench-web.sh --quick    # ≤ 2 min: the debug build scripts/test.sh made, 30 s measured; in CI (.ci/run), latency and weight enforced
 #                                   # (debug code: its CPU figures are shown, not held to the target)
 #   SECONDS_MEASURED=120 BROWSERS=20 OPEN=window scripts/bench-web.sh   # longer; each page in a window of its own
 set -euo pipefail
