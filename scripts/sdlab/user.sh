@@ -5,7 +5,7 @@
 #   open series listed →
 #   heartctl as a group member and as an outsider → watchdog restart with recovery → systemctl stop → journal
 #   fields and catalog → systemd-analyze security → no denial or error line → heartd-sync.service against PostgreSQL
-#   (sync.sh) → uninstall.sh --purge leaves nothing.
+#   (sync.sh) → heartd-web.service serving the live sensor (web.sh) → uninstall.sh --purge leaves nothing.
 # The lab's one adjustment: both roles share one bluetoothd, so heartd is told to use the central's adapter only.
 # WatchdogSec is shortened to 10 s by a drop-in (as `systemctl edit heartd` would write one), which also gives
 # --purge a drop-in to remove.
@@ -118,7 +118,10 @@ check security "systemd-analyze security heartd: ${exposure:-?} (documented: ${E
 # 8. heartd-sync.service against a real PostgreSQL on the loopback (scripts/sdlab/sync.sh; SKIP without PostgreSQL)
 . /src/scripts/sdlab/sync.sh
 
-# 9. uninstall --purge leaves nothing: files, drop-ins, state, users, catalog entries, unit
+# 9. heartd-web.service beside heartd: credential, live data, room page, stop, sandbox (scripts/sdlab/web.sh)
+. /src/scripts/sdlab/web.sh
+
+# 10. uninstall --purge leaves nothing: files, drop-ins, state, users, catalog entries, unit
 (cd /src && scripts/uninstall.sh --purge) > /out/uninstall.log 2>&1
 check uninstall "uninstall.sh --purge exits 0" test $? = 0
 userdel alice; userdel bob
