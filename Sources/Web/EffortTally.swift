@@ -34,7 +34,8 @@ public struct EffortTally: Sendable, Hashable {
         case female, male
     }
 
-    public let person: Person
+    /// Who wears the strap; `wornBy(_:)` changes it mid-session, the effort so far kept.
+    public private(set) var person: Person
     public let maxGapSeconds: Double
     /// Seconds in each zone so far (`rest` included).
     public private(set) var secondsInZone: [HeartZone: Double] = [:]
@@ -53,6 +54,14 @@ public struct EffortTally: Sendable, Hashable {
         self.person = person
         self.maxGapSeconds = maxGapSeconds
         if person.weightKg != nil && person.ageYears != nil { kilocalories = 0 }
+    }
+
+    /// The strap changed hands, or its person's HRmax, age or weight changed: what was counted stays, what follows
+    /// counts for `person`.
+    public mutating func wornBy(_ person: Person) {
+        guard person != self.person else { return }
+        self.person = person
+        if person.weightKg != nil && person.ageYears != nil && kilocalories == nil { kilocalories = 0 }
     }
 
     /// Effort points per minute in a zone (Myzone's scale).

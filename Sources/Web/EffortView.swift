@@ -1,8 +1,9 @@
 import Foundation
+import LiveFeed
 import WebConfig
 
 /// A tile's effort this session as the browser gets it (`EffortTally`): effort points (Myzone's 1–4 a minute in
-/// zone, one decimal), kilocalories (Keytel et al. 2005; absent without `web.age` and `web.weight_kg`) and whole
+/// zone, one decimal), kilocalories (Keytel et al. 2005; absent without an age and a weight: `EffortPeople`) and whole
 /// seconds in each zone that has any, keyed by the zone's name.
 public struct EffortView: Codable, Sendable, Hashable {
     public var points: Double
@@ -16,8 +17,9 @@ public struct EffortView: Codable, Sendable, Hashable {
     }
 }
 
-/// The person behind every sensor for the effort tally until people are kept per strap: HRmax from `HRMaxTable`,
-/// age, weight and sex from `web.age`, `web.weight_kg` and `web.sex` (0 or "": unknown).
+/// The person behind a sensor for the effort tally: the one assigned to the strap (`person.assign`: their HRmax, or
+/// one from their age; their age and weight), and for what they leave unset the defaults `web.age`, `web.weight_kg`
+/// and `HRMaxTable`; sex from `web.sex` (people carry none). 0 or "": unknown.
 public struct EffortPeople: Sendable, Hashable {
     public var ageYears: Double?
     public var weightKg: Double?
@@ -35,7 +37,10 @@ public struct EffortPeople: Sendable, Hashable {
                   sex: EffortTally.Sex(rawValue: settings.sex))
     }
 
-    public func person(for address: String, hrmax: HRMaxTable) -> EffortTally.Person {
-        EffortTally.Person(hrmax: hrmax.hrmax(for: address).bpm, ageYears: ageYears, weightKg: weightKg, sex: sex)
+    public func person(for device: LiveDevice, hrmax: HRMaxTable) -> EffortTally.Person {
+        let someone = device.person
+        return EffortTally.Person(hrmax: device.personHeartRateMaximum ?? hrmax.hrmax(for: device.address).bpm,
+                                  ageYears: someone?.age.map(Double.init) ?? ageYears,
+                                  weightKg: someone?.weightKg ?? weightKg, sex: sex)
     }
 }

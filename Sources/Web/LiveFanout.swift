@@ -118,7 +118,9 @@ public final class LiveFanout: Service, Sendable {
     private func tally(_ device: LiveDevice) -> EffortTally {
         let at = device.lastNotification ?? Date()
         return state.withLock { state in
-            var tally = state.tallies[device.address] ?? EffortTally(person: people.person(for: device.address, hrmax: hrmax))
+            let person = people.person(for: device, hrmax: hrmax)
+            var tally = state.tallies[device.address] ?? EffortTally(person: person)
+            tally.wornBy(person)
             if device.state == .streaming, let bpm = device.bpm {
                 tally.add(bpm: bpm, at: at)
             } else {

@@ -1,4 +1,6 @@
 import Foundation
+import HealthModel
+import LiveFeed
 import Testing
 import TestBus
 import Web
@@ -68,6 +70,29 @@ struct EffortTallyTests {
         var resting = EffortTally(person: man)
         feed(&resting, bpm: 80, seconds: 120)  // 42 % HRmax: rest, no calories counted
         #expect(resting.kilocalories == 0)
+    }
+
+    /// The person assigned to the strap gives HRmax, age and weight; `web.*` fills only what they leave unset.
+    @Test func thePersonOnTheStrapComesFirst() {
+        let defaults = EffortPeople(ageYears: 30, weightKg: 70, sex: .female)
+        let table = HRMaxTable(defaultBPM: 200)
+        let alice = Person(name: "Alice", heartRateMaximum: 180, age: 52, weightKg: nil)
+        let worn = defaults.person(for: LiveDevice(address: "AA:00:00:00:00:01", person: alice), hrmax: table)
+        #expect(worn == EffortTally.Person(hrmax: 180, ageYears: 52, weightKg: 70, sex: .female))
+        let nobody = defaults.person(for: LiveDevice(address: "AA:00:00:00:00:01"), hrmax: table)
+        #expect(nobody == EffortTally.Person(hrmax: 200, ageYears: 30, weightKg: 70, sex: .female))
+        #expect(EffortPeople().person(for: LiveDevice(address: "AA:00:00:00:00:01"), hrmax: table).ageYears == nil)
+    }
+
+    /// A strap assigned mid-session keeps what it counted; calories start once an age and a weight are known.
+    @Test func aPersonAssignedMidSessionKeepsTheEffortSoFar() {
+        var tally = EffortTally(person: .init(hrmax: 200))
+        feed(&tally, bpm: 150, seconds: 60)  // green at HRmax 200: 3 points
+        #expect(tally.kilocalories == nil)
+        tally.wornBy(.init(hrmax: 170, ageYears: 40, weightKg: 80, sex: .male))
+        feed(&tally, bpm: 150, seconds: 60, from: 61)  // 88 % of 170: yellow from the change on, 61 s at 4 points a minute
+        #expect(abs(tally.points - (3 + 61.0 / 60 * 4)) < 1e-9, "\(tally.points)")
+        #expect((tally.kilocalories ?? 0) > 5)
     }
 }
 
