@@ -17,6 +17,9 @@ wait_until() {
     sleep 0.25
   done
 }
+# secret_absent SECRET FILE...: SECRET is in none of the files (the pattern from a file descriptor, and a function's
+# arguments are no command line: the check itself never shows the secret to `ps`).
+secret_absent() { local secret=$1; shift; ! grep -qaF -f <(printf '%s\n' "$secret") "$@"; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 # json FILTER: reads JSON on stdin, prints the Python expression FILTER evaluated on it as `j`.
 json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }

@@ -43,10 +43,8 @@ check web-stop "systemctl stop heartd-web within ${WEB_STOP_BOUND} s (${stop_s} 
 systemctl stop heartd
 journalctl -b -o export --no-pager > /out/journal-export.bin 2>/dev/null
 systemctl show heartd-web.service > /out/web-show.txt 2>&1
-# (the pattern from a file descriptor: the check itself must not put the token on a command line)
-token_absent() { ! grep -qaF -f <(printf '%s\n' "$TOKEN") "$@"; }
 check web-secret "the viewer token is in no journal entry, on the command line ($(cat /out/web-cmdline.txt)) or in the unit's properties" \
-  token_absent /out/journal-export.bin /out/web-cmdline.txt /out/web-show.txt
+  secret_absent "$TOKEN" /out/journal-export.bin /out/web-cmdline.txt /out/web-show.txt
 rm -f /out/journal-export.bin
 systemd-analyze security heartd-web --no-pager > /out/security-web.txt 2>&1
 web_exposure=$(sed -n 's/.*Overall exposure level for heartd-web.service: \([0-9.]*\).*/\1/p' /out/security-web.txt)
