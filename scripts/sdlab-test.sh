@@ -37,7 +37,7 @@ cp "$RELEASE/heartd" "$RELEASE/heartctl" "$RELEASE/heartd-sync" "$RELEASE/heartd
 
 # 2 notifications/s with one RR each at 120 bpm, as scripts/lab-test.sh.
 set +e
-"$SDLAB/run.sh" -o "$OUT" -H "$BIN" -S "$ROOT" -t "${SDLAB_LIMIT:-420}" \
+"$SDLAB/run.sh" -o "$OUT" -H "$BIN" -S "$ROOT" -t "${SDLAB_LIMIT:-600}" \
   -e PERIPH_OPTS="--rate 2 --rr 1 --energy 100 --bpm 120 --battery 77" \
   "scripts/sdlab/$SCENARIO.sh" > "$OUT/run.log" 2>&1
 rc=$?
