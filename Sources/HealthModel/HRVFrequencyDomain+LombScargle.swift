@@ -15,8 +15,8 @@ import Foundation
 /// `windows` counts the periodograms averaged and `seconds` their spans. nil without a segment of 120 s.
 extension HRVFrequencyDomain {
     public static let lombScargleWindowSeconds = 300.0
-    public static let lombScargleStepHz = 1 / 1500.0
-    public static let lombScargleBins = 600
+    public static let lombScargleStepHz = 1 / 600.0
+    public static let lombScargleBins = 240
 
     public init?(lombScargleSegments segments: [(times: [Double], intervalsMs: [Double])]) {
         var sum = [Double](repeating: 0, count: Self.lombScargleBins)

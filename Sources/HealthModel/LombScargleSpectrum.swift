@@ -37,28 +37,37 @@ struct LombScargleSpectrum: Sendable {
         var re = rotationRe, im = rotationIm // the phasors at f_1
         let w = 1 / Double(n), pad = Double(padding)
         let scale = 0.5 * Double(n) * 2 * (last - first) / Double(n - 1)
-        for k in 0 ..< count {
-            var yc = SIMD4<Double>.zero, ys = SIMD4<Double>.zero, c = SIMD4<Double>.zero, s = SIMD4<Double>.zero
-            var c2 = SIMD4<Double>.zero, s2 = SIMD4<Double>.zero
-            re.withUnsafeMutableBufferPointer { re in
-                im.withUnsafeMutableBufferPointer { im in
-                    for l in 0 ..< lanes {
-                        let a = re[l], b = im[l], v = y[l]
-                        yc += v * a
-                        ys += v * b
-                        c += a
-                        s += b
-                        c2 += a * a - b * b
-                        s2 += a * b
-                        let ra = rotationRe[l], rb = rotationIm[l]
-                        re[l] = a * ra - b * rb
-                        im[l] = a * rb + b * ra
+        y.withUnsafeBufferPointer { y in
+            rotationRe.withUnsafeBufferPointer { ra in
+                rotationIm.withUnsafeBufferPointer { rb in
+                    re.withUnsafeMutableBufferPointer { re in
+                        im.withUnsafeMutableBufferPointer { im in
+                            density.withUnsafeMutableBufferPointer { density in
+                                for k in 0 ..< count {
+                                    var yc = SIMD4<Double>.zero, ys = SIMD4<Double>.zero
+                                    var c = SIMD4<Double>.zero, s = SIMD4<Double>.zero
+                                    var c2 = SIMD4<Double>.zero, s2 = SIMD4<Double>.zero
+                                    for l in 0 ..< lanes {
+                                        let a = re[l], b = im[l], v = y[l]
+                                        yc += v * a
+                                        ys += v * b
+                                        c += a
+                                        s += b
+                                        c2 += a * a - b * b
+                                        s2 += a * b
+                                        let rotA = ra[l], rotB = rb[l]
+                                        re[l] = a * rotA - b * rotB
+                                        im[l] = a * rotB + b * rotA
+                                    }
+                                    density[k] = scale * Self.power(
+                                        ch: yc.sum() * w, sh: ys.sum() * w, c: (c.sum() - pad) * w, s: s.sum() * w,
+                                        c2: (c2.sum() - pad) * w, s2: 2 * s2.sum() * w)
+                                }
+                            }
+                        }
                     }
                 }
             }
-            density[k] = scale * Self.power(
-                ch: yc.sum() * w, sh: ys.sum() * w, c: (c.sum() - pad) * w, s: s.sum() * w,
-                c2: (c2.sum() - pad) * w, s2: 2 * s2.sum() * w)
         }
     }
 
