@@ -2,7 +2,7 @@ import Foundation
 
 /// HRV as research tools compute it: every RR interval of every gap-free segment classified (Lipponen &
 /// Tarvainen 2019), artifacts corrected by interpolation (`RRArtifactCorrection`), then time-domain, frequency-domain
-/// (`HRVFrequencyDomain`), Poincaré and DFA measures of the corrected NN intervals, with the artifact summary beside them. The recorded beats
+/// (`HRVFrequencyDomain`: Welch's and Lomb–Scargle's), Poincaré and DFA measures of the corrected NN intervals, with the artifact summary beside them. The recorded beats
 /// are never changed: this is a computed view. No NN interval, successive difference or DFA window spans a gap.
 ///
 /// Minimum lengths: classification needs a segment of at least 2 intervals (shorter ones stay `normal`);
@@ -19,6 +19,9 @@ public struct HRVAnalysis: Codable, Sendable, Hashable {
     public var dfaAlpha2: Double?
     /// Welch's spectrum of the resampled NN series (`HRVFrequencyDomain`); nil without a segment of 120 s.
     public var frequency: HRVFrequencyDomain?
+    /// The Lomb–Scargle periodogram of the NN intervals at their own times, in 5-minute windows
+    /// (`HRVFrequencyDomain(lombScargleSegments:)`); nil without a segment of 120 s. Absent from older JSON.
+    public var lombScargle: HRVFrequencyDomain?
 
     /// Beat times in ticks of `1/ticksPerSecond` s, one array per gap-free segment.
     public init(peakSegments: [[Int]], ticksPerSecond: Double = 1024) throws(HRVError) {
@@ -44,6 +47,7 @@ public struct HRVAnalysis: Codable, Sendable, Hashable {
         dfaAlpha1 = DetrendedFluctuation.alpha(segments: nn, scales: DetrendedFluctuation.shortScales)
         dfaAlpha2 = DetrendedFluctuation.alpha(segments: nn, scales: DetrendedFluctuation.longScales)
         frequency = HRVFrequencyDomain(segments: timed)
+        lombScargle = HRVFrequencyDomain(lombScargleSegments: timed)
     }
 
     /// A heartbeat series' beats (offsets in seconds on the 1/1024 s grid), split by `HRVMetrics.beatSegments`.
@@ -73,7 +77,7 @@ public struct HRVAnalysis: Codable, Sendable, Hashable {
     public static func ticks(_ offset: TimeInterval) -> Int { Int((offset * 1024).rounded()) }
 
     enum CodingKeys: String, CodingKey {
-        case segments, artifacts, time, poincare, dfaAlpha1 = "dfa_alpha1", dfaAlpha2 = "dfa_alpha2", frequency
+        case segments, artifacts, time, poincare, dfaAlpha1 = "dfa_alpha1", dfaAlpha2 = "dfa_alpha2", frequency, lombScargle = "lomb_scargle"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -85,5 +89,6 @@ public struct HRVAnalysis: Codable, Sendable, Hashable {
         try c.encode(dfaAlpha1, forKey: .dfaAlpha1)
         try c.encode(dfaAlpha2, forKey: .dfaAlpha2)
         try c.encode(frequency, forKey: .frequency)
+        try c.encode(lombScargle, forKey: .lombScargle)
     }
 }

@@ -76,7 +76,12 @@ public struct HRVFrequencyDomain: Codable, Sendable, Hashable {
             seconds += spans[i]
         }
         guard windows > 0 else { return nil }
-        let density = sum.map { $0 / Double(windows) }
+        self.init(frequencies: frequencies, density: sum.map { $0 / Double(windows) }, windows: windows, seconds: seconds)
+    }
+
+    /// The band powers (trapezoid rule over the bins with low ≤ f < high), relative and normalised powers, LF/HF and
+    /// peaks of a power density in ms²/Hz: what Welch's and the Lomb–Scargle spectrum share.
+    init(frequencies: [Double], density: [Double], windows: Int, seconds: Double) {
         var power: [Double] = [], peaks: [Double?] = []
         for band in Self.bands {
             let inBand = frequencies.indices.filter { frequencies[$0] >= band.low && frequencies[$0] < band.high }

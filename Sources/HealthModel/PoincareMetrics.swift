@@ -40,4 +40,21 @@ public struct PoincareMetrics: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case sd1Ms = "sd1_ms", sd2Ms = "sd2_ms", sd1sd2Ratio = "sd1_sd2", pairs
     }
+
+    /// SD1/SD2 is recomputed from SD1 and SD2, so a ratio sent as null (SD2 = 0) comes back as it was.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(sd1Ms: try c.decode(Double.self, forKey: .sd1Ms), sd2Ms: try c.decode(Double.self, forKey: .sd2Ms),
+                  pairs: try c.decode(Int.self, forKey: .pairs))
+    }
+
+    /// `sd1_sd2` is null when SD2 is 0 (intervals alternating around a constant sum): JSON has no infinity or NaN,
+    /// and a session's statistics must still be stored.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sd1Ms, forKey: .sd1Ms)
+        try c.encode(sd2Ms, forKey: .sd2Ms)
+        try c.encode(sd1sd2Ratio.isFinite ? sd1sd2Ratio : nil, forKey: .sd1sd2Ratio)
+        try c.encode(pairs, forKey: .pairs)
+    }
 }

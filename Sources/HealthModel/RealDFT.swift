@@ -46,6 +46,24 @@ struct RealDFT: Sendable {
         }
     }
 
+    /// Adds |A_k|² + |B_k|² (k = 0 … n/2) of two real signals, A in `re` and B in `im`, from one complex FFT
+    /// (n a power of two): with Z = FFT(A + iB), A_k = (Z_k + conj Z_{n−k}) / 2 and B_k = (Z_k − conj Z_{n−k}) / 2i,
+    /// so |A_k|² + |B_k|² = (|Z_k|² + |Z_{n−k}|²) / 2. `re` and `im` are overwritten.
+    func addPowerSpectra(re: inout [Double], im: inout [Double], to sum: inout [Double]) {
+        fft(&re, &im)
+        let n = length
+        re.withUnsafeBufferPointer { re in
+            im.withUnsafeBufferPointer { im in
+                sum.withUnsafeMutableBufferPointer { sum in
+                    for k in 0 ..< n / 2 + 1 {
+                        let j = (n - k) & (n - 1)
+                        sum[k] += (re[k] * re[k] + im[k] * im[k] + re[j] * re[j] + im[j] * im[j]) / 2
+                    }
+                }
+            }
+        }
+    }
+
     /// In-place iterative radix-2 FFT (n a power of two).
     private func fft(_ re: inout [Double], _ im: inout [Double]) {
         let n = length

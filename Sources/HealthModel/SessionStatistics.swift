@@ -9,7 +9,12 @@ import Foundation
 ///   interval spans two series (or two devices); nil with fewer than two such intervals;
 /// - `activeEnergyKJ`: the cumulative sum of the energy points over the range;
 /// - `gapSeconds`: the time in [start, end) not covered by an uninterrupted RR interval of any device (no series,
-///   or the span before a `precededByGap` beat).
+///   or the span before a `precededByGap` beat);
+/// - `analysis`: `HRVAnalysis` of the same segments — artifacts classified and corrected (counts and share), then
+///   the corrected NN intervals' time domain (with pNN20, mean and median NN), Poincaré SD1/SD2, DFA α1/α2 and the
+///   frequency domain (Welch's and Lomb–Scargle's, LF/HF); nil with fewer than two intervals, and in statistics
+///   stored before it existed (their JSON has no `analysis` and still decodes). `sdnnMs`, `rmssdMs` and
+///   `pnn50Percent` stay those of the recorded RR chain.
 public struct SessionStatistics: Codable, Sendable, Hashable {
     public var durationSeconds: TimeInterval
     public var beats: Int
@@ -21,11 +26,12 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
     public var pnn50Percent: Double?
     public var activeEnergyKJ: Double?
     public var gapSeconds: TimeInterval
+    public var analysis: HRVAnalysis?
 
     public init(durationSeconds: TimeInterval, beats: Int, heartRateAverage: Double? = nil,
                 heartRateMinimum: Double? = nil, heartRateMaximum: Double? = nil, sdnnMs: Double? = nil,
                 rmssdMs: Double? = nil, pnn50Percent: Double? = nil, activeEnergyKJ: Double? = nil,
-                gapSeconds: TimeInterval) {
+                gapSeconds: TimeInterval, analysis: HRVAnalysis? = nil) {
         self.durationSeconds = durationSeconds
         self.beats = beats
         self.heartRateAverage = heartRateAverage
@@ -36,6 +42,7 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
         self.pnn50Percent = pnn50Percent
         self.activeEnergyKJ = activeEnergyKJ
         self.gapSeconds = gapSeconds
+        self.analysis = analysis
     }
 
     /// Statistics over [start, end). Throws `invalid-range` when `end < start`.
@@ -65,7 +72,23 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
                   heartRateMinimum: hr.minimum, heartRateMaximum: hr.maximum, sdnnMs: hrv?.sdnnMs,
                   rmssdMs: hrv?.rmssdMs, pnn50Percent: hrv?.pnn50Percent,
                   activeEnergyKJ: kj.isEmpty ? nil : kj.sum,
-                  gapSeconds: max(0, (t1 - t0) - Self.unionLength(covered)))
+                  gapSeconds: max(0, (t1 - t0) - Self.unionLength(covered)),
+                  analysis: Self.analysis(heartbeatSeries, from: start, to: end))
+    }
+
+    /// `HRVAnalysis` of the series' beats inside [from, to): each series on its own segments (its first beat in the
+    /// range starts one), as `hrv` over a range and the report make them; nil with too few intervals.
+    public static func analysis(_ series: [HeartbeatSeriesSample], from: Date, to: Date) -> HRVAnalysis? {
+        var beats: [Beat] = []
+        for s in series {
+            let t0 = from.timeIntervalSince(s.start), t1 = to.timeIntervalSince(s.start)
+            var first = true
+            for b in s.beats where b.offset >= t0 && b.offset < t1 {
+                beats.append(Beat(offset: b.offset, precededByGap: b.precededByGap || first))
+                first = false
+            }
+        }
+        return try? HRVAnalysis(beats: beats)
     }
 
     /// The RR segments of every series' beats inside [t0, t1), each series on its own.

@@ -3,7 +3,7 @@ import Foundation
 /// Welch's power spectral density as SciPy's `signal.welch` computes it for NeuroKit2's `signal_psd`: the signal
 /// less its mean, Hann windows (periodic) of `segmentLength` samples overlapping by half, each zero-padded to
 /// `fftLength`, one-sided density scaling (|X|² / (fs · Σw²), doubled except at 0 and Nyquist), the mean over
-/// windows.
+/// windows. Windows go through the FFT two at a time (`RealDFT.addPowerSpectra`).
 struct WelchSpectrum: Sendable {
     /// Frequencies in Hz, from 0 in steps of fs / fftLength.
     var frequencies: [Double]
@@ -24,6 +24,17 @@ struct WelchSpectrum: Sendable {
         let radix2 = nfft > 1 && nfft & (nfft - 1) == 0
         var re = [Double](repeating: 0, count: nfft), im = [Double](repeating: 0, count: nfft)
         while start + m <= x.count {
+            if radix2 && start + step + m <= x.count {
+                // Two windows in one complex FFT: this one as the real part, the next as the imaginary part.
+                for k in 0 ..< nfft {
+                    re[k] = k < m ? x[start + k] * window[k] : 0
+                    im[k] = k < m ? x[start + step + k] * window[k] : 0
+                }
+                dft.addPowerSpectra(re: &re, im: &im, to: &sum)
+                count += 2
+                start += 2 * step
+                continue
+            }
             for k in 0 ..< nfft { re[k] = k < m ? x[start + k] * window[k] : 0 }
             if radix2 {
                 for k in 0 ..< nfft { im[k] = 0 }

@@ -11,7 +11,8 @@ struct HRV: AsyncParsableCommand {
         discussion: """
             From an RR file (one RR in ms per line; no daemon needed; always JSON), one heartbeat series (UUID), or a \
             range. The first row is the recorded RR chain; the artifact line and the CORRECTED row are computed from \
-            the NN intervals after Lipponen–Tarvainen correction, FREQUENCY from their Welch spectrum (docs/HRV.md).
+            the NN intervals after Lipponen–Tarvainen correction, FREQUENCY from their Welch spectrum (resampled at 4 Hz) \
+            and their Lomb–Scargle periodogram (at their own times, 5-minute windows) (docs/HRV.md).
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var range: RangeOptions
@@ -51,12 +52,17 @@ struct HRV: AsyncParsableCommand {
                    time?["pnn20_pct"]?.cell ?? "-", poincare?["sd1_ms"]?.cell ?? "-", poincare?["sd2_ms"]?.cell ?? "-",
                    fixed(poincare?["sd1_sd2"], 3), fixed(a["dfa_alpha1"], 3), fixed(a["dfa_alpha2"], 3)])
         lines.append(table.render())
-        if let f = a["frequency"], f != .null {
+        let spectra = [("welch 4 Hz", a["frequency"]), ("lomb-scargle", a["lomb_scargle"])].compactMap { name, f in
+            f.flatMap { $0 == .null ? nil : (name, $0) }
+        }
+        if !spectra.isEmpty {
             var spectrum = Table("FREQUENCY", "VLF ms2", "LF ms2", "HF ms2", "LF %", "HF %", "LF nu", "HF nu", "LF/HF",
                                  "LF peak Hz", "HF peak Hz")
-            spectrum.add(["welch 4 Hz", f["vlf_ms2"]?.cell ?? "-", f["lf_ms2"]?.cell ?? "-", f["hf_ms2"]?.cell ?? "-",
-                          f["lf_pct"]?.cell ?? "-", f["hf_pct"]?.cell ?? "-", f["lf_nu"]?.cell ?? "-", f["hf_nu"]?.cell ?? "-",
-                          fixed(f["lf_hf"], 3), fixed(f["lf_peak_hz"], 4), fixed(f["hf_peak_hz"], 4)])
+            for (name, f) in spectra {
+                spectrum.add([name, f["vlf_ms2"]?.cell ?? "-", f["lf_ms2"]?.cell ?? "-", f["hf_ms2"]?.cell ?? "-",
+                              f["lf_pct"]?.cell ?? "-", f["hf_pct"]?.cell ?? "-", f["lf_nu"]?.cell ?? "-", f["hf_nu"]?.cell ?? "-",
+                              fixed(f["lf_hf"], 3), fixed(f["lf_peak_hz"], 4), fixed(f["hf_peak_hz"], 4)])
+            }
             lines.append(spectrum.render())
         }
         return lines.joined(separator: "\n")

@@ -14,6 +14,10 @@ struct NeuroKit2Reference: Decodable {
         let differences: Int
         let nonlinear: [String: Double]
         let frequency: [String: Double]
+        /// astropy's Lomb–Scargle (NeuroKit2's call, "psd" normalisation) on heartd's windows and grid.
+        let lomb_scargle: [String: Double]
+        /// NeuroKit2's own `hrv_frequency(psd_method="lombscargle")` on the whole recording (not normalised).
+        let lomb_scargle_neurokit2: [String: Double]
     }
     let recordings: [Recording]
 
@@ -98,5 +102,36 @@ func withinRelative(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
         #expect(withinRelative(f.hfPeakHz, nk["HF_peak_hz"], 1e-9))
         #expect(HRVFrequencyDomain.sampleCount(span: Double(r.corrected_peaks.last! - r.corrected_peaks[1]) / 1024)
                 == Int(nk["samples"] ?? 0))
+    }
+
+    @Test(arguments: recordings.map(\.name))
+    func lombScargleMatchesAstropy(_ name: String) throws {
+        let r = try #require(Self.recordings.first { $0.name == name })
+        let beats = r.peaks.enumerated().map { Beat(offset: Double($1) / 1024, precededByGap: $0 == 0) }
+        let f = try #require(try HRVAnalysis(beats: beats).lombScargle)
+        let ls = r.lomb_scargle
+        // The target is 1 %; the same periodogram evaluated directly agrees with astropy's to rounding.
+        #expect(withinRelative(f.vlfMs2, ls["VLF"], 1e-9))
+        #expect(withinRelative(f.lfMs2, ls["LF"], 1e-9))
+        #expect(withinRelative(f.hfMs2, ls["HF"], 1e-9))
+        #expect(withinRelative(f.vlfPeakHz, ls["VLF_peak_hz"], 1e-12))
+        #expect(withinRelative(f.lfPeakHz, ls["LF_peak_hz"], 1e-12))
+        #expect(withinRelative(f.hfPeakHz, ls["HF_peak_hz"], 1e-12))
+        #expect(Double(f.windows) == ls["windows"])
+        #expect(withinRelative(f.seconds, ls["seconds"], 1e-12))
+    }
+
+    /// The short recording is one 5-minute window: NeuroKit2's own Lomb–Scargle call on it is heartd's computation on
+    /// another grid (astropy's autopower), its band powers in ms² · Hz/ms (× 2 · mean spacing gives ms²). VLF is left
+    /// out: NeuroKit2's grid starts at 4 · median RR / N (0.0103 Hz here), inside the band.
+    @Test func lombScargleOfOneWindowMatchesNeuroKit2() throws {
+        let r = try #require(Self.recordings.first { $0.name == "pyhrv_SampleNNISeriesShort.txt" })
+        let beats = r.peaks.enumerated().map { Beat(offset: Double($1) / 1024, precededByGap: $0 == 0) }
+        let f = try #require(try HRVAnalysis(beats: beats).lombScargle)
+        #expect(f.windows == 1)
+        let nk = r.lomb_scargle_neurokit2, scale = 2 * (nk["mean_spacing_s"] ?? .nan)
+        #expect(withinRelative(f.lfMs2, nk["LF"].map { $0 * scale }, 0.01))
+        #expect(withinRelative(f.hfMs2, nk["HF"].map { $0 * scale }, 0.01))
+        #expect(withinRelative(f.lfHfRatio, nk["LFHF"], 0.01))
     }
 }

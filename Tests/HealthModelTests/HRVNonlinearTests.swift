@@ -37,6 +37,11 @@ import Testing
         #expect(p.pairs == 3)
         #expect(PoincareMetrics(segments: [[800, 900], [850, 860]]) != nil)
         #expect(PoincareMetrics(segments: [[800, 900], [850]]) == nil)
+        // SD2 = 0: SD1/SD2 is infinite, sent as null (JSON has no infinity) and recomputed when decoded.
+        let json = try JSONEncoder().encode(p)
+        #expect(String(decoding: json, as: UTF8.self).contains(#""sd1_sd2":null"#))
+        let back = try JSONDecoder().decode(PoincareMetrics.self, from: json)
+        #expect(back.sd1Ms == p.sd1Ms && back.sd2Ms == 0 && back.sd1sd2Ratio.isInfinite && back.pairs == 3)
     }
 
     @Test func timeDomainAddsMedianMeanAndPNN20() throws {

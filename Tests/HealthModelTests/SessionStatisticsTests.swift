@@ -59,4 +59,53 @@ import Testing
             try SessionStatistics(start: t0, end: t0.addingTimeInterval(-1), heartbeatSeries: [], heartRate: [], energy: [])
         }
     }
+
+    /// A heart at 800 ms breathing at 0.25 Hz for `seconds`, with one premature (ectopic) beat at `ectopicAt`.
+    func breathing(seconds: Double, ectopicAt: Int) -> [(Double, Bool)] {
+        var t = 0.0, beats: [(Double, Bool)] = [(0, false)], k = 0
+        while t < seconds {
+            var rr = 0.8 + 0.04 * sin(2 * Double.pi * 0.25 * t)
+            if k == ectopicAt { rr -= 0.3 } else if k == ectopicAt + 1 { rr += 0.3 }
+            t += rr
+            k += 1
+            beats.append(((t * 1024).rounded() / 1024, false))
+        }
+        return beats
+    }
+
+    @Test func statisticsCarryTheAnalysisOfTheCorrectedIntervals() throws {
+        let s = series(at: 0, beats: breathing(seconds: 400, ectopicAt: 200))
+        let stats = try SessionStatistics(start: t0, end: t0.addingTimeInterval(500), heartbeatSeries: [s],
+                                          heartRate: [], energy: [])
+        let a = try #require(stats.analysis)
+        #expect(a == (try HRVAnalysis(beats: s.beats)))
+        #expect(a.artifacts.intervals == stats.beats - 1)
+        #expect(a.artifacts.corrected >= 1 && a.artifacts.artifacts >= 1)
+        #expect(a.time.pnn20Percent != nil && a.time.medianNNMs > 700)
+        #expect(a.poincare != nil && a.dfaAlpha1 != nil && a.dfaAlpha2 != nil)
+        #expect(try #require(a.frequency?.lfHfRatio) < 1) // breathing: HF
+        #expect(a.lombScargle?.hfPeakHz.map { abs($0 - 0.25) < 0.01 } == true)
+        // The recorded chain's figures stay those of the raw RR; the corrected ones differ around the ectopic beat.
+        #expect(stats.rmssdMs != a.time.metrics.rmssdMs)
+        let back = try JSONDecoder().decode(SessionStatistics.self, from: JSONEncoder().encode(stats))
+        #expect(back == stats)
+    }
+
+    @Test func statisticsStoredBeforeTheAnalysisStillDecode() throws {
+        // A row as heartd stored it before `analysis` existed.
+        let old = #"{"beats":5,"durationSeconds":20,"gapSeconds":16.5,"pnn50Percent":0,"rmssdMs":0,"sdnnMs":288.67513459481287}"#
+        let stats = try JSONDecoder().decode(SessionStatistics.self, from: Data(old.utf8))
+        #expect(stats.analysis == nil)
+        #expect(stats.beats == 5 && stats.gapSeconds == 16.5 && stats.rmssdMs == 0)
+    }
+
+    @Test func evenBeatsGiveStatisticsThatEncode() throws {
+        // Intervals all equal (a simulator, a test strap): every figure JSON can carry.
+        let s = series(at: 0, beats: (0 ..< 300).map { (Double($0), false) })
+        let stats = try SessionStatistics(start: t0, end: t0.addingTimeInterval(400), heartbeatSeries: [s],
+                                          heartRate: [], energy: [])
+        #expect(stats.analysis?.time.metrics.sdnnMs == 0)
+        let json = try JSONEncoder().encode(stats)
+        #expect(try JSONDecoder().decode(SessionStatistics.self, from: json).analysis?.artifacts == stats.analysis?.artifacts)
+    }
 }

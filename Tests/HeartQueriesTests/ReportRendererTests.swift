@@ -138,14 +138,15 @@ import Testing
                                   series: [Self.series(start: 0, rr: rr)])
         let hrv = try #require(StoreQueries.analysis([device], from: Self.t0, to: Self.t0.addingTimeInterval(400)))
         #expect(hrv.artifacts.intervals == 400 && hrv.artifacts.artifacts >= 1 && hrv.artifacts.corrected >= 1, "\(hrv.artifacts)")
-        #expect(hrv.dfaAlpha1 != nil && hrv.frequency != nil)
+        #expect(hrv.dfaAlpha1 != nil && hrv.frequency != nil && hrv.lombScargle != nil)
         // Only the range's beats: the first 100 s hold about 125 intervals.
         let part = try #require(StoreQueries.analysis([device], from: Self.t0, to: Self.t0.addingTimeInterval(100)))
         #expect(part.artifacts.intervals < 130)
         var data = Self.data([device], seconds: 400)
         data.hrv = hrv
         let html = ReportPage.render(data)
-        for text in ["id=\"hrv\"", "Artifacts found", "Beats corrected", "DFA α1", "VLF / LF / HF power", "SD1 / SD2"] {
+        for text in ["id=\"hrv\"", "Artifacts found", "Beats corrected", "DFA α1", "VLF / LF / HF power (Welch)",
+                     "VLF / LF / HF power (Lomb–Scargle)", "LF / HF peak (Lomb–Scargle)", "SD1 / SD2"] {
             #expect(html.contains(text), "\(text)")
         }
         #expect(Self.count("class=\"artifact\"", in: html) == hrv.artifacts.artifacts)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HealthModel
 import Testing
 @testable import HeartStore
@@ -33,6 +34,7 @@ import Testing
                                              heartRate: rate.points, energy: [])
         #expect(stats == expected)
         #expect(stats.beats > 100 && stats.sdnnMs != nil && stats.heartRateAverage != nil)
+        #expect(stats.analysis != nil)
         #expect(try db.session(uuid: started.uuid) == stopped)
         #expect(try db.sessions(SessionFilter(activeOnly: true)).isEmpty)
         #expect(throws: StoreError(.conflict, "session \(started.uuid) has already ended")) {
@@ -109,5 +111,19 @@ import Testing
         let v2 = try db.startSession(synced("2"))
         #expect(try db.sessions().map(\.uuid) == [v2.uuid])
         #expect(try db.changes(since: v1.anchor ?? 0).deleted == [v1.uuid])
+    }
+
+    @Test func statisticsStoredWithoutTheAnalysisStillRead() throws {
+        let db = try HeartDatabase.inMemory()
+        try db.save([Fixtures.heartbeatSample(count: 300)])
+        let started = try db.startSession(Session(start: Fixtures.start))
+        let stopped = try db.stopSession(uuid: started.uuid, end: Fixtures.start.addingTimeInterval(150))
+        #expect(stopped.statistics?.analysis != nil)
+        // The JSON an older heartd wrote: no "analysis".
+        let old = #"{"beats":151,"durationSeconds":150,"gapSeconds":0,"pnn50Percent":0,"rmssdMs":0,"sdnnMs":0}"#
+        try db.writer.write { try $0.execute(sql: "UPDATE sessions SET statistics = ?", arguments: [old]) }
+        let read = try #require(try db.session(uuid: started.uuid)?.statistics)
+        #expect(read.analysis == nil)
+        #expect(read.beats == 151 && read.durationSeconds == 150)
     }
 }

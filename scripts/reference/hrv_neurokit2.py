@@ -22,6 +22,19 @@ frequency domain: intervals_process(interpolate=True, interpolation_rate=4) (Neu
 signal_power / signal_psd(method="welch", window=256, min_frequency=0.001, normalize=False) over the bands
 VLF 0.0033-0.04, LF 0.04-0.15, HF 0.15-0.4 Hz (hrv_frequency passes its keyword arguments on to the interpolation
 as well, so it cannot be given a window; these are the calls it makes).
+Lomb-Scargle ("lomb_scargle"): NeuroKit2's hrv_frequency(psd_method="lombscargle", interpolation_rate=None) hands the
+NN intervals at their own times to signal_psd, which calls astropy's LombScargle(t, y, normalization="psd")
+.autopower(...) on the whole recording and then, by default, divides the spectrum by its maximum. heartd computes
+the same periodogram (astropy's "psd" normalisation, floating mean) in 5-minute windows on its own grid and scales it
+to a density (docs/HRV.md), so the reference here makes astropy's calls on heartd's windows and grid
+(lomb_scargle_windows below, the rule of HRVFrequencyDomain(lombScargleSegments:)): astropy's default method
+(method="auto", here the fast O(N log N) one, as NeuroKit2 gets it) and the exact one (method="cython") both.
+"lomb_scargle_neurokit2" is NeuroKit2's own hrv_frequency(psd_method="lombscargle", interpolation_rate=None,
+normalize=False) on the whole recording, with the mean spacing of the interval times (its band powers times
+2 x that spacing are ms^2 on heartd's scale); where the recording is one 5-minute window (the short one) it is
+heartd's computation on astropy's autopower grid (df = 1 / (5 x span), starting at NeuroKit2's 4 x median RR / N,
+which cuts VLF short).
+Needs astropy (pip install astropy; 8.0.2 made the committed fixture).
 """
 import json
 import os
@@ -75,6 +88,9 @@ def reference(name):
         "differences": int(len(nn) - 1),
         "nonlinear": {k: float(v) for k, v in nl.items()},
         "frequency": frequency(clean),
+        "lomb_scargle": lomb_scargle(clean, "auto"),
+        "lomb_scargle_exact": lomb_scargle(clean, "cython"),
+        "lomb_scargle_neurokit2": lomb_scargle_neurokit2(clean),
     }
 
 
@@ -94,6 +110,57 @@ def frequency(clean):
         out[name + "_peak_hz"] = float(band["Frequency"].values[np.argmax(band["Power"].values)])
     out["samples"] = int(len(series))
     return out
+
+
+LS_WINDOW, LS_STEP, LS_BINS, LS_MINIMUM = 300.0, 1 / 600.0, 240, 120.0
+
+
+def lomb_scargle_windows(times):
+    """HRVFrequencyDomain.lombScargleWindows: max(1, floor(span / 300 s)) equal windows of a segment of >= 120 s."""
+    span = times[-1] - times[0]
+    if len(times) < 3 or span < LS_MINIMUM:
+        return []
+    count = max(1, int(span / LS_WINDOW))
+    length = span / count
+    ranges, start = [], 0
+    for w in range(1, count + 1):
+        end = len(times) if w == count else int(np.searchsorted(times, times[0] + w * length, side="left"))
+        if end - start >= 3:
+            ranges.append((start, end))
+        start = end
+    return ranges
+
+
+def lomb_scargle(clean, method):
+    from astropy.timeseries import LombScargle
+
+    nn = np.diff(clean) / RATE * 1000
+    times = clean[1:] / RATE
+    freq = LS_STEP * np.arange(1, LS_BINS + 1)
+    total, seconds, windows = np.zeros(LS_BINS), 0.0, 0
+    for a, b in lomb_scargle_windows(times):
+        t, y = times[a:b], nn[a:b]
+        span = t[-1] - t[0]
+        p = LombScargle(t, y - y.mean(), normalization="psd").power(freq, method=method, assume_regular_frequency=True)
+        total += 2 * p * span / (len(t) - 1) * span  # density 2 P mean-spacing, weighted by the window's span
+        seconds += span
+        windows += 1
+    density = total / seconds
+    out = {"windows": windows, "seconds": seconds}
+    for name, (low, high) in BANDS.items():
+        band = (freq >= low) & (freq < high)
+        out[name] = float(np.trapezoid(density[band], freq[band]))
+        out[name + "_peak_hz"] = float(freq[band][np.argmax(density[band])])
+    return out
+
+
+def lomb_scargle_neurokit2(clean):
+    out = nk.hrv_frequency(clean, sampling_rate=RATE, psd_method="lombscargle", interpolation_rate=None,
+                           normalize=False, silent=True)
+    times = clean[1:] / RATE
+    result = {k: float(out["HRV_" + k].iloc[0]) for k in ["VLF", "LF", "HF", "LFHF"]}
+    result["mean_spacing_s"] = float((times[-1] - times[0]) / (len(times) - 1))
+    return result
 
 
 def main():

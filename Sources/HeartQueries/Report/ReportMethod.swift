@@ -96,16 +96,7 @@ extension StoreQueries {
     /// `HRVAnalysis` of the devices' beats inside [from, to): each series on its own segments (its first beat in
     /// the range starts one), as `hrv` over a range makes them; nil with too few intervals.
     static func analysis(_ devices: [ReportDevice], from: Date, to: Date) -> HRVAnalysis? {
-        var beats: [Beat] = []
-        for series in devices.flatMap(\.series) {
-            let t0 = from.timeIntervalSince(series.start), t1 = to.timeIntervalSince(series.start)
-            var first = true
-            for b in series.beats where b.offset >= t0 && b.offset < t1 {
-                beats.append(Beat(offset: b.offset, precededByGap: b.precededByGap || first))
-                first = false
-            }
-        }
-        return try? HRVAnalysis(beats: beats)
+        SessionStatistics.analysis(devices.flatMap(\.series), from: from, to: to)
     }
 
     /// A long range's report data: every device's heart rate and series streamed from the store into the trend's

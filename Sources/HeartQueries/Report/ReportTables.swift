@@ -40,14 +40,18 @@ enum ReportTables {
             ("DFA α1 (4–16 beats)", a.dfaAlpha1.map { String(format: "%.3f", $0) } ?? "—"),
             ("DFA α2 (16–64 beats)", a.dfaAlpha2.map { String(format: "%.3f", $0) } ?? "—"),
         ]
-        if let f = a.frequency {
+        for (name, spectrum) in [("Welch", a.frequency), ("Lomb–Scargle", a.lombScargle)] {
+            guard let f = spectrum else {
+                rows.append(("Frequency domain (\(name))", "— (no gap-free run of 120 s)"))
+                continue
+            }
             rows += [
-                ("VLF / LF / HF power (Welch)", fixed(f.vlfMs2, "ms²") + " / " + fixed(f.lfMs2, "ms²") + " / " + fixed(f.hfMs2, "ms²")),
-                ("LF / HF (normalised units)", fixed(f.lfNu, "nu") + " / " + fixed(f.hfNu, "nu")),
-                ("LF/HF", f.lfHfRatio.map { String(format: "%.2f", $0) } ?? "—"),
+                ("VLF / LF / HF power (\(name))", fixed(f.vlfMs2, "ms²") + " / " + fixed(f.lfMs2, "ms²") + " / " + fixed(f.hfMs2, "ms²")),
+                ("LF / HF (normalised units, \(name))", fixed(f.lfNu, "nu") + " / " + fixed(f.hfNu, "nu")),
+                ("LF/HF (\(name))", f.lfHfRatio.map { String(format: "%.2f", $0) } ?? "—"),
+                ("LF / HF peak (\(name))", (f.lfPeakHz.map { String(format: "%.3f Hz", $0) } ?? "—") + " / "
+                    + (f.hfPeakHz.map { String(format: "%.3f Hz", $0) } ?? "—")),
             ]
-        } else {
-            rows.append(("Frequency domain", "— (no gap-free run of 120 s)"))
         }
         if let warning = a.artifacts.warning { rows.append(("Warning", warning)) }
         return table(rows.map { [Markup.escape($0.0), Markup.escape($0.1)] }, header: ["", "value"], numeric: 1, id: "hrv")
