@@ -7,9 +7,10 @@ import Logging
 import Sync
 
 /// `heartctl --central URL`: the same read commands as `--db`, over every gateway's samples in the central
-/// PostgreSQL. The samples a command looks at (`StoreQueries.scope`) are read from the central database into a
-/// private in-memory store, and the very same `StoreQueries` answers — no second implementation of series,
-/// stats, HRV or the exporters.
+/// PostgreSQL. `stats` and a range's `hrv` are answered where the data is (`CentralQueries`: per-bucket totals
+/// from PostgreSQL, series streamed through a cursor). For the others the samples a command looks at
+/// (`StoreQueries.scope`) are read from the central database into a private in-memory store, and the very same
+/// `StoreQueries` answers — no second implementation of series, the exporters or the statistics' rules.
 struct CentralTransport: Transport {
     let connector: CentralConnector
     /// `--gateway`: only this gateway's samples.
