@@ -39,27 +39,27 @@ public enum CentralPartitions {
         CREATE FUNCTION heartd_month_partitions(lo timestamptz, hi timestamptz) RETURNS int LANGUAGE plpgsql AS $$
         DECLARE
             m timestamptz := date_trunc('month', lo, 'UTC');
-            next timestamptz;
+            upper_bound timestamptz;
             parent text;
-            name text;
+            part text;
             created int := 0;
         BEGIN
             WHILE m <= hi LOOP
-                next := (m AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC';
+                upper_bound := (m AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC';
                 FOREACH parent IN ARRAY ARRAY['beats', 'heart_rate'] LOOP
-                    name := parent || '_' || to_char(m AT TIME ZONE 'UTC', 'YYYY_MM');
+                    part := parent || '_' || to_char(m AT TIME ZONE 'UTC', 'YYYY_MM');
                     CONTINUE WHEN EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                                          WHERE i.inhparent = parent::regclass AND c.relname LIKE name || '%');
+                                          WHERE i.inhparent = parent::regclass AND c.relname LIKE part || '%');
                     PERFORM pg_advisory_xact_lock(\(lock));
                     CONTINUE WHEN EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                                          WHERE i.inhparent = parent::regclass AND c.relname LIKE name || '%');
-                    IF to_regclass(name) IS NOT NULL THEN
-                        name := name || '_' || to_char(clock_timestamp(), 'YYYYMMDDHH24MISS');
+                                          WHERE i.inhparent = parent::regclass AND c.relname LIKE part || '%');
+                    IF to_regclass(part) IS NOT NULL THEN
+                        part := part || '_' || to_char(clock_timestamp(), 'YYYYMMDDHH24MISS');
                     END IF;
-                    EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', name, parent, m, next);
+                    EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', part, parent, m, upper_bound);
                     created := created + 1;
                 END LOOP;
-                m := next;
+                m := upper_bound;
             END LOOP;
             RETURN created;
         END $$

@@ -22,7 +22,7 @@ import Testing
         let a = try SyncFixture(url: db.url)
         defer { a.remove() }
         // Series from 23:50 to past 00:10 UTC: 2-s heart-rate points straddle hour, 10-minute and day bounds.
-        let t0 = Date(timeIntervalSince1970: 1_790_035_800) // 2026-09-21T23:50:00Z
+        let t0 = Date(timeIntervalSince1970: 1_790_034_600) // 2026-09-21T23:50:00Z
         try a.store.fill(series: 5, beats: 300, start: t0)
         var other = GatewayStore.strap
         other.localIdentifier = "A0:9E:1A:65:43:21"
