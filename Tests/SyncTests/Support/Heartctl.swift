@@ -27,10 +27,12 @@ func heartctlPeakMemory(_ arguments: [String], in dir: String) throws -> (peakKi
     process.waitUntilExit()
     let text = try String(contentsOfFile: report, encoding: .utf8)
     guard let parsed = PeakMemoryWaiter.parse(text) else {
-        throw PostgresServer.Failure(description: "python3 (scripts/setup.sh installs it) could not measure heartctl: \(text)")
+        throw MeasureFailure(description: "python3 (scripts/setup.sh installs it) could not measure heartctl: \(text)")
     }
     return parsed
 }
+
+struct MeasureFailure: Error, CustomStringConvertible { let description: String }
 
 /// Whether two JSON documents are equal, numbers within a relative `tolerance` (sums added in another order).
 func sameJSON(_ a: Any, _ b: Any, tolerance: Double = 1e-9) -> Bool {
