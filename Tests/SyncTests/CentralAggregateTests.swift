@@ -39,7 +39,7 @@ import Testing
             ["stats", "--interval", "90s", "--by-device"] + range,
             ["stats", "--interval", "1d", "--device", "A0:9E:1A:65:43:21"] + range,
             ["stats", "--meta", "subject=S02"] + range,
-            ["stats", "--from", "2026-09-21T23:55:00.5Z", "--to", "2026-09-22T00:01:00.25Z", "--interval", "7s"],
+            ["stats", "--from", "2026-09-21T23:55:01Z", "--to", "2026-09-22T00:01:03Z", "--interval", "7s"],
             ["stats", "--interval", "1h", "--from", "2026-09-23", "--to", "2026-09-24"],
             ["hrv"] + range,
             ["hrv", "--device", "A0:9E:1A:65:43:21"] + range,
