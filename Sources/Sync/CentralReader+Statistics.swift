@@ -26,11 +26,21 @@ extension CentralReader {
             }
             return any
         }
-        let query = CentralBucketQuery(f, builder: builder)
         do {
             var any = false
             try await connection.query("BEGIN TRANSACTION READ ONLY", logger: logger)
             do {
+                let (earliestSQL, earliestBinds) = CentralBucketQuery.earliestSQL(f)
+                var earliest: Date?
+                for try await first in try await connection.query(PostgresQuery(unsafeSQL: earliestSQL, binds: earliestBinds),
+                                                                  logger: logger).decode(Date?.self) {
+                    earliest = first
+                }
+                guard let earliest else {
+                    try await connection.query("COMMIT", logger: logger)
+                    return false
+                }
+                let query = CentralBucketQuery(f, builder: builder, earliest: earliest)
                 for setting in CentralBucketQuery.settings {
                     try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger)
                 }
