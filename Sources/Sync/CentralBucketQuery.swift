@@ -92,6 +92,12 @@ struct CentralBucketQuery {
         self.binds = binds
     }
 
+    /// Whether the grid is one `date_bin` draws: an interval of whole microseconds (`stats` takes down to 1 ms).
+    static func answers(_ builder: QuantityStatisticsBuilder) -> Bool {
+        let microseconds = builder.interval * 1_000_000
+        return builder.bucketCount == 1 || (microseconds.isFinite && microseconds == microseconds.rounded())
+    }
+
     /// The start of the earliest sample `f` selects (NULL: none). A point starts in its sample, so it bounds the
     /// scan; bound as a constant rather than a subquery, the planner prunes the months before it and reads whole
     /// months by a sequential scan (with a subquery's value unknown it chose lossy bitmap scans, 20 % slower).

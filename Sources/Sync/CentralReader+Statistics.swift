@@ -15,7 +15,8 @@ extension CentralReader {
     /// Fills `builder` with the points of the samples `f` selects (its `type`, range and filters; `from`/`to` are
     /// the builder's). Returns whether any point was in the range.
     public func statistics(_ f: Filter, type: QuantityType, into builder: inout QuantityStatisticsBuilder) async throws(SyncError) -> Bool {
-        guard type == .heartRate else {
+        // PostgreSQL's buckets are whole microseconds; another interval is streamed (correct, only slower).
+        guard type == .heartRate, CentralBucketQuery.answers(builder) else {
             var any = false
             try await forEachSample(f) { sample in
                 guard case .quantity(let q) = sample else { return }

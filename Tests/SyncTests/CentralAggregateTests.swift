@@ -37,6 +37,8 @@ import Testing
             ["stats", "--interval", "1h"] + range,
             ["stats", "--interval", "10m", "--anchor", "2026-09-21T23:03:00Z"] + range,
             ["stats", "--interval", "90s", "--by-device"] + range,
+            // Past `CentralBucketQuery.lookupLimit` buckets the most recent value comes through the aggregate.
+            ["stats", "--interval", "5s"] + range,
             ["stats", "--interval", "1d", "--device", "A0:9E:1A:65:43:21"] + range,
             ["stats", "--meta", "subject=S02"] + range,
             ["stats", "--from", "2026-09-21T23:55:01Z", "--to", "2026-09-22T00:01:03Z", "--interval", "7s"],
