@@ -89,6 +89,8 @@ struct CentralBatch: Sendable {
     /// Beat or heart-rate rows of the expanded tables.
     struct ExpandedColumns: Sendable {
         var time: [Date] = [], device: [Int32] = [], value: [Float] = [], gap: [Bool] = [], sample: [UUID] = []
+        /// `heart_rate` only: each point's end (a beat has none).
+        var end: [Date] = []
         var isEmpty: Bool { time.isEmpty }
     }
 
@@ -146,6 +148,7 @@ struct CentralBatch: Sendable {
             case .quantity(let q) where q.type == .heartRate:
                 for point in q.points {
                     heartRate.time.append(point.start)
+                    heartRate.end.append(point.end)
                     heartRate.device.append(device)
                     heartRate.value.append(Float(point.value))
                     heartRate.gap.append(false)

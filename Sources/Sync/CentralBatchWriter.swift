@@ -68,6 +68,11 @@ struct CentralBatchWriter {
             heartRate = (PreparedBatch.bindings(expanded.heartRate), expanded.heartRate.time.count)
         }
         let ids = prepared.deviceKeys.map { deviceIds[$0] ?? 0 }
+        // Every month the rows fall in has its partition before they are written (a gateway catching up months).
+        if beats.1 + heartRate.1 > 0, let from = batch.samples.map(\.sample.start).min(),
+           let to = batch.samples.map(\.sample.end).max() {
+            try await CentralPartitions.ensure(connection, from: from, to: to, logger: logger)
+        }
         for (table, rows) in [("beats", beats), ("heart_rate", heartRate)] where rows.1 > 0 {
             var binds = rows.0
             binds.append(ids)
@@ -80,13 +85,14 @@ struct CentralBatchWriter {
         return report
     }
 
-    /// The expanded rows' statements: five arrays of rows (device as an ordinal) and the ordinals' device ids.
+    /// The expanded rows' statements: five arrays of rows (device as an ordinal; for heart rate a sixth, the
+    /// points' ends) and the ordinals' device ids.
     static let expandedInsert = [
         "beats": "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(($6::int4[])[d], 0), NULLIF(v, 'NaN'), g, s"
-            + expandedRows,
-        "heart_rate": "INSERT INTO heart_rate (time, device, bpm, sample) SELECT t, NULLIF(($6::int4[])[d], 0), v, s" + expandedRows,
+            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)",
+        "heart_rate": "INSERT INTO heart_rate (time, device, bpm, sample, end_time) SELECT t, NULLIF(($7::int4[])[d], 0), v, s, e"
+            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[], $6::timestamptz[]) AS x(t, d, v, g, s, e)",
     ]
-    static let expandedRows = " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)"
 
     @discardableResult
     func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {

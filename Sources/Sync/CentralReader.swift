@@ -20,11 +20,37 @@ public struct CentralReader: Sendable {
         public var to: Date?
         public var limit: Int?
         public var newestFirst = false
+        /// What a sample's own metadata must hold (`samples.metadata`).
+        public var metadata = MetadataPredicate()
 
         public init(uuid: UUID? = nil, type: String? = nil, device: String? = nil, gateway: String? = nil,
-                    from: Date? = nil, to: Date? = nil, limit: Int? = nil, newestFirst: Bool = false) {
+                    from: Date? = nil, to: Date? = nil, limit: Int? = nil, newestFirst: Bool = false,
+                    metadata: MetadataPredicate = MetadataPredicate()) {
             self.uuid = uuid; self.type = type; self.device = device; self.gateway = gateway
             self.from = from; self.to = to; self.limit = limit; self.newestFirst = newestFirst
+            self.metadata = metadata
+        }
+
+        /// The SQL condition on `samples s JOIN gateways g … LEFT JOIN devices d`, its values appended to `binds`.
+        func condition(_ binds: inout PostgresBindings) -> String {
+            var clauses = ["true"]
+            func bind(_ clause: (String) -> String, _ append: (inout PostgresBindings) -> Void) {
+                append(&binds)
+                clauses.append(clause("$\(binds.count)"))
+            }
+            if let uuid { bind({ "s.uuid = \($0)" }) { $0.append(uuid) } }
+            if let type { bind({ "s.type = \($0)" }) { $0.append(type) } }
+            if let device { bind({ "d.address = \($0)" }) { $0.append(device) } }
+            if let gateway { bind({ "g.name = \($0)" }) { $0.append(gateway) } }
+            if let from { bind({ "s.end_time >= \($0)" }) { $0.append(from) } }
+            if let to { bind({ "s.start_time < \($0)" }) { $0.append(to) } }
+            for (key, values) in metadata.sortedClauses {
+                binds.append(key)
+                let k = binds.count
+                binds.append(values)
+                clauses.append("s.metadata->>$\(k) = ANY($\(k + 1)::text[])")
+            }
+            return clauses.joined(separator: " AND ")
         }
     }
 
@@ -57,35 +83,15 @@ public struct CentralReader: Sendable {
     }
 
     public func samples(_ f: Filter) async throws(SyncError) -> [Sample] {
-        var clauses = ["true"]
         var binds = PostgresBindings()
-        func bind(_ clause: (String) -> String, _ append: (inout PostgresBindings) -> Void) {
-            append(&binds)
-            clauses.append(clause("$\(binds.count)"))
-        }
-        if let uuid = f.uuid { bind({ "s.uuid = \($0)" }) { $0.append(uuid) } }
-        if let type = f.type { bind({ "s.type = \($0)" }) { $0.append(type) } }
-        if let device = f.device { bind({ "d.address = \($0)" }) { $0.append(device) } }
-        if let gateway = f.gateway { bind({ "g.name = \($0)" }) { $0.append(gateway) } }
-        if let from = f.from { bind({ "s.end_time >= \($0)" }) { $0.append(from) } }
-        if let to = f.to { bind({ "s.start_time < \($0)" }) { $0.append(to) } }
-        var sql = """
-            SELECT s.uuid, s.type, s.start_time, s.end_time, s.average, s.minimum, s.maximum, s.most_recent, s.sum,
-                   s.metadata::text, s.device_info::text, s.contents
-            FROM samples s JOIN gateways g ON g.id = s.gateway LEFT JOIN devices d ON d.id = s.device
-            WHERE \(clauses.joined(separator: " AND ")) ORDER BY s.start_time \(f.newestFirst ? "DESC" : "ASC")
+        var sql = Self.sampleColumns + """
+             WHERE \(f.condition(&binds)) ORDER BY s.start_time \(f.newestFirst ? "DESC" : "ASC")
             """
         if let limit = f.limit { sql += " LIMIT \(max(0, limit))" }
         do {
             var samples: [Sample] = []
             let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-            for try await (uuid, type, start, end, average, minimum, maximum, mostRecent, sum, metadata, device, contents) in rows.decode(
-                (UUID, String, Date, Date, Double?, Double?, Double?, Double?, Double?, String?, String?, ByteBuffer).self) {
-                let aggregates = QuantityAggregates(average: average, minimum: minimum, maximum: maximum,
-                                                    mostRecent: mostRecent, sum: sum)
-                samples.append(try Self.sample(uuid: uuid, type: type, start: start, end: end, aggregates: aggregates,
-                                               metadata: metadata, device: device, contents: Array(buffer: contents)))
-            }
+            for try await row in rows.decode(SampleRow.self) { samples.append(try Self.sample(row)) }
             return samples
         } catch {
             throw CentralConnector.map(error, context: "reading samples")
@@ -134,6 +140,22 @@ public struct CentralReader: Sendable {
         } catch {
             throw CentralConnector.map(error, context: "reading sessions")
         }
+    }
+
+    /// The columns `sample(_:)` decodes, from `samples s JOIN gateways g … LEFT JOIN devices d`.
+    static let sampleColumns = """
+        SELECT s.uuid, s.type, s.start_time, s.end_time, s.average, s.minimum, s.maximum, s.most_recent, s.sum,
+               s.metadata::text, s.device_info::text, s.contents
+        FROM samples s JOIN gateways g ON g.id = s.gateway LEFT JOIN devices d ON d.id = s.device
+        """
+    typealias SampleRow = (UUID, String, Date, Date, Double?, Double?, Double?, Double?, Double?, String?, String?, ByteBuffer)
+
+    static func sample(_ row: SampleRow) throws -> Sample {
+        let (uuid, type, start, end, average, minimum, maximum, mostRecent, sum, metadata, device, contents) = row
+        let aggregates = QuantityAggregates(average: average, minimum: minimum, maximum: maximum,
+                                            mostRecent: mostRecent, sum: sum)
+        return try sample(uuid: uuid, type: type, start: start, end: end, aggregates: aggregates,
+                          metadata: metadata, device: device, contents: Array(buffer: contents))
     }
 
     static func sample(uuid: UUID, type: String, start: Date, end: Date, aggregates: QuantityAggregates,

@@ -25,6 +25,7 @@ public final class CentralWriter: Sendable {
             let id: Int32 = try await Deadline.run(seconds: connector.timeoutSeconds, what: "registering the gateway",
                                                    onTimeout: { connection.close().whenComplete { _ in } }) {
                 try await CentralSchema.migrate(connection, logger: logger)
+                try await CentralPartitions.ensureAhead(connection, logger: logger)
                 let rows = try await connection.query("""
                     INSERT INTO gateways (name, machine_id, heartd_version) VALUES (\(gateway.name), \(gateway.machineId), \(gateway.version))
                     ON CONFLICT (name) DO UPDATE SET machine_id = EXCLUDED.machine_id,

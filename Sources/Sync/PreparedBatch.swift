@@ -11,7 +11,8 @@ import PostgresNIO
 public struct PreparedBatch: Sendable {
     let batch: CentralBatch
     let deviceKeys: [CentralBatch.DeviceKey]
-    /// The expanded rows of every sample of the batch ($1 … $5 of `CentralBatchWriter.expandedInsert`).
+    /// The expanded rows of every sample of the batch ($1 … $5 of `CentralBatchWriter.expandedInsert`; $6 the
+    /// heart-rate points' ends).
     let beats: PostgresBindings
     let heartRate: PostgresBindings
     let beatCount: Int
@@ -44,6 +45,7 @@ public struct PreparedBatch: Sendable {
         binds.append(BinaryArray(rows.value))
         binds.append(BinaryArray(rows.gap))
         binds.append(BinaryArray(rows.sample))
+        if !rows.end.isEmpty { binds.append(BinaryArray(rows.end)) }
         return binds
     }
 }

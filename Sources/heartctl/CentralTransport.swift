@@ -7,9 +7,10 @@ import Logging
 import Sync
 
 /// `heartctl --central URL`: the same read commands as `--db`, over every gateway's samples in the central
-/// PostgreSQL. The samples a command looks at (`StoreQueries.scope`) are read from the central database into a
-/// private in-memory store, and the very same `StoreQueries` answers — no second implementation of series,
-/// stats, HRV or the exporters.
+/// PostgreSQL. `stats` and a range's `hrv` are answered where the data is (`CentralQueries`: per-bucket totals
+/// from PostgreSQL, series streamed through a cursor). For the others the samples a command looks at
+/// (`StoreQueries.scope`) are read from the central database into a private in-memory store, and the very same
+/// `StoreQueries` answers — no second implementation of series, the exporters or the statistics' rules.
 struct CentralTransport: Transport {
     let connector: CentralConnector
     /// `--gateway`: only this gateway's samples.
@@ -18,6 +19,11 @@ struct CentralTransport: Transport {
     func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
         guard StoreQueries.answers(method), !method.isStreaming, method != .delete, method != .changes else {
             throw CLIError(.needsDaemon, "'\(method.rawValue)' is not available with --central")
+        }
+        if CentralQueries.answers(method, params) {
+            return try await withReader { reader in
+                try await CentralQueries(reader: reader, gateway: gateway).handle(method, params)
+            }
         }
         return try await loaded(method, params).handle(method, params)
     }
@@ -29,9 +35,8 @@ struct CentralTransport: Transport {
         return try await loaded(method, params).exportEvents(params)
     }
 
-    /// A memory store holding the samples (or devices, or sessions) `method` needs, read from the central database.
-    private func loaded(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> StoreQueries {
-        let scope = try StoreQueries.scope(of: method, params)
+    /// Runs `body` with a reader on a new connection, closed after it; the central database's errors as heartctl's.
+    private func withReader<T>(_ body: (CentralReader) async throws -> T) async throws -> T {
         var logger = Logger(label: "heartctl.central")
         logger.logLevel = .error
         let reader: CentralReader
@@ -40,9 +45,32 @@ struct CentralTransport: Transport {
         } catch {
             throw CLIError(error.isPermanent ? .failed : .unreachable, "cannot use the central database \(connector.url): \(error)")
         }
-        let memory = try HeartDatabase.inMemory()
-        var failure: (any Error)?
+        let result: Result<T, any Error>
         do {
+            result = .success(try await body(reader))
+        } catch {
+            result = .failure(error)
+        }
+        await reader.close()
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error as SyncError):
+            throw CLIError(error.code == .connection || error.code == .timeout ? .unreachable : .failed, "central: \(error)")
+        case .failure(let error as ControlError):
+            throw error
+        case .failure(let error as CLIError):
+            throw error
+        case .failure(let error):
+            throw CLIError(.failed, "central: \(error)")
+        }
+    }
+
+    /// A memory store holding the samples (or devices, or sessions) `method` needs, read from the central database.
+    private func loaded(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> StoreQueries {
+        let scope = try StoreQueries.scope(of: method, params)
+        let memory = try HeartDatabase.inMemory()
+        try await withReader { reader in
             if scope.sessionsOnly {
                 for session in try await reader.sessions(gateway: gateway) { try memory.saveCopy(of: session) }
             } else if scope.devicesOnly {
@@ -56,14 +84,6 @@ struct CentralTransport: Transport {
                     to: scope.to, limit: scope.limit, newestFirst: scope.newestFirst))
                 try memory.save(samples)
             }
-        } catch {
-            failure = error
-        }
-        await reader.close()
-        if let error = failure as? SyncError {
-            throw CLIError(error.code == .connection || error.code == .timeout ? .unreachable : .failed, "central: \(error)")
-        } else if let failure {
-            throw CLIError(.failed, "central: \(failure)")
         }
         return StoreQueries(database: memory)
     }

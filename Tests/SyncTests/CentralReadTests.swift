@@ -10,17 +10,8 @@ import Testing
 
     init() throws { server = try PostgresServer.shared.get() }
 
-    /// Runs the built heartctl; its standard output.
     func heartctl(_ arguments: [String], in dir: String) async throws -> (status: Int32, output: String) {
-        let out = dir + "/heartctl-\(UUID().uuidString.prefix(6)).out"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("heartctl"))
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        try process.run()
-        #expect(await waitForExit(process))
-        return (process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8))
+        try await runHeartctl(arguments, in: dir)
     }
 
     @Test func seriesBeatsAndFiltersMatchTheStores() async throws {

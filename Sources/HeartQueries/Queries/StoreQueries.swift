@@ -130,79 +130,52 @@ public struct StoreQueries: Sendable {
 
     /// Statistics over [from, to); with `interval` (seconds) a collection of buckets aligned to `anchor`
     /// (default: midnight UTC of `from`); with `by_device` also one entry per device (HealthKit's
-    /// `separateBySource`), each with the same fields.
+    /// `separateBySource`), each with the same fields (`StatsPlan`).
     func stats(_ p: QueryParameters) throws -> StatsCall.Result {
-        let type = try p.quantityType(default: .heartRate)
-        let scope = try resolvedScope(of: .stats, p.params, now: p.now)
-        let (from, to) = try range(scope)
-        let interval = try p.double("interval")
-        if let interval, interval <= 0 { throw ControlError(.invalidParams, "'interval' must be positive seconds") }
-        let anchor = try p.date("anchor") ?? Calendar.utc.startOfDay(for: from)
+        let plan = try StatsPlan(p.params, scope: try resolvedScope(of: .stats, p.params, now: p.now), now: p.now)
         // The statistics (or buckets) of one device's points, or of every device's with nil; nil when it has none.
         // The points stream from the store into the buckets' running totals: one stored sample in memory at a time.
-        func statistics(device: String?, skipEmpty: Bool = false) throws -> (QuantityStatistics?, [QuantityStatistics]?)? {
-            var builder = try interval.map { interval throws(StatisticsError) in
-                try QuantityStatisticsBuilder(style: type.aggregation, anchor: anchor, interval: interval, from: from, to: to)
-            } ?? QuantityStatisticsBuilder.single(style: type.aggregation, from: from, to: to)
+        func statistics(device: String?, skipEmpty: Bool = false) throws -> StatsPlan.Entry? {
+            var builder = try plan.builder()
             var any = false
-            try database.forEachQuantityPoint(type: type, from: from, to: to, device: device, metadata: scope.metadata) {
+            try database.forEachQuantityPoint(type: plan.type, from: plan.from, to: plan.to, device: device,
+                                              metadata: plan.scope.metadata) {
                 any = true
                 builder.add($0)
             }
             if skipEmpty && !any { return nil }
-            return interval == nil ? (builder.statistics(), nil) : (nil, builder.collection().buckets)
+            return plan.entry(builder)
         }
-        let all = try statistics(device: scope.device)
-        var result = StatsCall.Result(type: type.shortName, unit: type.unit.rawValue, statistics: all?.0, buckets: all?.1,
-                                      anchor: interval == nil ? nil : anchor, interval: interval)
-        if try p.bool("by_device") == true {
-            var devices: [StatsCall.Device] = []
-            for record in try database.devices() {
-                guard let address = record.address, scope.device.map({ $0.uppercased() == address.uppercased() }) ?? true,
-                      let entry = try statistics(device: address, skipEmpty: true) else { continue }
-                devices.append(StatsCall.Device(device: address, name: record.info.name, statistics: entry.0, buckets: entry.1))
-            }
-            result.devices = devices
+        let all = try statistics(device: plan.scope.device)
+        guard plan.byDevice else { return plan.result(all) }
+        var devices: [StatsCall.Device] = []
+        for record in try database.devices() {
+            guard let address = record.address, plan.scope.device.map({ $0.uppercased() == address.uppercased() }) ?? true,
+                  let entry = try statistics(device: address, skipEmpty: true) else { continue }
+            devices.append(StatsCall.Device(device: address, name: record.info.name, statistics: entry.statistics, buckets: entry.buckets))
         }
-        return result
+        return plan.result(all, devices: devices)
     }
 
-    /// The most beats of a range whose full analysis (`HRVAnalysis`: artifacts, corrected time domain, Poincaré,
-    /// DFA, frequency) is computed, about five days of one strap (~8 MB of beats in memory); beyond it only the
-    /// streamed time domain of the chain as recorded is (`analysis` is null): ask per session or per series.
-    static let analysisBeatLimit = 500_000
-
     /// HRV of one heartbeat series (`uuid`) or of every series in scope, never across a gap. Over a range the series
-    /// stream from the store one at a time into running sums (`HRVAccumulator`), each series its own segments, so
+    /// stream from the store one at a time into running sums (`HRVRange`), each series its own segments, so
     /// months of beats are never in memory together; their beats are kept for the analysis up to
-    /// `analysisBeatLimit`.
+    /// `HRVRange.analysisBeatLimit`.
     func hrv(_ p: QueryParameters) throws -> HRVCall.Result {
-        do {
-            if p.params["uuid"] != nil {
-                let uuid = try p.uuid()
-                guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
+        if p.params["uuid"] != nil {
+            let uuid = try p.uuid()
+            guard let b = try database.beats(uuid: uuid) else { throw ControlError(.notFound, "no heartbeat series \(uuid)") }
+            do {
                 return HRVCall.Result(try HRVMetrics(beats: b), analysis: try HRVAnalysis(beats: b))
+            } catch {
+                throw ControlError(.notFound, "not enough beats for HRV: \(error)")
             }
-            let scope = try resolvedScope(of: .hrv, p.params, now: p.now)
-            let (from, to) = try range(scope)
-            var accumulator = HRVAccumulator()
-            var kept: [Beat]? = []
-            try database.forEachHeartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata) { s in
-                accumulator.add(beats: s.beats)
-                guard let count = kept?.count else { return }
-                if count + s.beats.count > Self.analysisBeatLimit {
-                    kept = nil
-                } else {
-                    // Each series starts a new segment: its first beat is flagged so no RR spans two series.
-                    kept?.append(contentsOf: s.beats.enumerated().map { i, b in
-                        Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0)
-                    })
-                }
-            }
-            return HRVCall.Result(try accumulator.metrics(), analysis: try kept.map { beats throws(HRVError) in try HRVAnalysis(beats: beats) })
-        } catch let error as HRVError {
-            throw ControlError(.notFound, "not enough beats for HRV: \(error)")
         }
+        let scope = try resolvedScope(of: .hrv, p.params, now: p.now)
+        let (from, to) = try range(scope)
+        var range = HRVRange()
+        try database.forEachHeartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata) { range.add($0) }
+        return try range.result()
     }
 
     func changes(_ p: QueryParameters) throws -> SampleChanges {

@@ -6,7 +6,8 @@ import HeartQueries
 /// `heartbench scale`: months of real RR (`RealRRRecording`, imported by `heartd replay`) and every range read over
 /// them — `heartctl --db` as a process (wall time, peak memory) and the same request on a running daemon's socket
 /// (its wall time, the daemon's peak and resident memory after) — beside a naive SQLite table of one row per beat and
-/// per value (`scripts/bench/naive_import.py`, queried by sqlite3), each figure beside issue 31's target for a year.
+/// per value (`scripts/bench/naive_import.py`, queried by sqlite3), each figure beside issue 31's target for a year;
+/// then the store delivered into PostgreSQL and read with `heartctl --central` (`ScaleCentral`).
 struct ScaleBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale", abstract: "Range reads over months of real-RR data: time and peak memory against targets.")
@@ -17,6 +18,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
     @Option(help: "The heartd to import with and serve the socket reads (default: the one built beside heartbench).")
     var heartd: String?
     @Flag(help: "Leave out the naive importer and its queries.") var noNaive = false
+    @Flag(help: "Leave out `--central` (the store delivered into a local PostgreSQL, read with heartctl --central).")
+    var noCentral = false
     @Option(help: "Also write the markdown report to this file.") var output: String?
     @Flag(help: "Keep the files (their directory is printed).") var keepFiles = false
 
@@ -75,11 +78,20 @@ struct ScaleBenchmark: AsyncParsableCommand {
             }
         }
         try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table)
+        if !noCentral {
+            try await ScaleCentral(heartctl: heartctl, store: store, workspace: workspace, from: ScaleRead.iso(from),
+                                   to: ScaleRead.iso(to)).measure(scale: scale, into: &table)
+        }
         table.note("Data: \(days) day(s) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
             + "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \(imported.output).")
         table.note("Peak memory: `heartctl` — the child's VmHWM (ru_maxrss from wait4); daemon — its VmHWM over the request "
             + "(reset with clear_refs 5 before it), then its VmRSS after. Year figures scale the wall time linearly.")
-        table.note("Not measured here: notification-handling p99 while a read runs; `--central` (PostgreSQL).")
+        if !noCentral {
+            table.note("`--central`: the store delivered by heartd-sync's runner into a local PostgreSQL (Debian's, fsync off); "
+                + "the naive baseline is psql's `GROUP BY date_trunc('day', time)` over the expanded tables (one row per value "
+                + "or beat), in the same run.")
+        }
+        table.note("Not measured here: notification-handling p99 while a read runs.")
         let markdown = BenchmarkReport.render(title: "heartbench scale", table: table, machine: MachineInfo.current(),
                                               sqliteVersion: "—", command: BenchmarkReport.commandLine)
         try BenchmarkReport.emit(markdown, to: output)

@@ -78,3 +78,35 @@ struct GatewayStore {
                 == Int(want.anchor), sourceLocation: sourceLocation)
     }
 }
+
+extension GatewayStore {
+    /// `hours` hours of a strap from `start`: per hour one heartbeat series (~4 400 beats) and one heart-rate series
+    /// of 1 Hz points, saved a day at a time.
+    func fillHours(_ hours: Int, start: Date) throws {
+        var samples: [Sample] = []
+        var i = 0
+        for hour in 0..<hours {
+            let begin = start.addingTimeInterval(Double(hour) * 3600)
+            var beats: [Beat] = []
+            var ticks = 0
+            while ticks < 3590 * 1024 {
+                beats.append(Beat(offset: Double(ticks) / 1024, precededByGap: false))
+                ticks += 780 + (i * 37) % 160
+                i += 1
+            }
+            samples.append(.heartbeatSeries(HeartbeatSeriesSample(
+                start: begin, end: begin.addingTimeInterval(beats.last?.offset ?? 0), beats: beats, device: Self.strap)))
+            let points = (0..<3600).map { s in
+                QuantityPoint(value: Double(60 + (s / 7 + hour) % 40), start: begin.addingTimeInterval(Double(s)),
+                              end: begin.addingTimeInterval(Double(s + 1)))
+            }
+            samples.append(.quantity(QuantitySample(
+                type: .heartRate, start: begin, end: begin.addingTimeInterval(3600), points: points,
+                aggregates: QuantityAggregates(points: points, style: .discreteTemporallyWeighted), device: Self.strap)))
+            if samples.count >= 48 || hour == hours - 1 {
+                try database.save(samples)
+                samples = []
+            }
+        }
+    }
+}

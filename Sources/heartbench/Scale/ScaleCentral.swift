@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import Sync
+import TestBus
+
+/// `heartbench scale`'s `--central` part: the imported store delivered by `heartd-sync`'s runner into a local
+/// PostgreSQL (`PostgresServer`, started here), then `heartctl --central` per-day statistics and HRV over the range
+/// as processes (wall time, peak memory), beside the naive `GROUP BY date_trunc('day', time)` over the expanded
+/// tables by psql in the same run — the baseline PostgreSQL gives one row per beat or value.
+struct ScaleCentral {
+    let heartctl: String
+    let store: String
+    let workspace: Workspace
+    let from: String
+    let to: String
+
+    func measure(scale: Double, into table: inout ResultTable) async throws {
+        let server = try PostgresServer(start: true)
+        defer { server.remove() }
+        let db = try server.createDatabase()
+        let password = workspace.path("central-password")
+        try PostgresServer.password.write(toFile: password, atomically: true, encoding: .utf8)
+        var settings = SyncSettings()
+        settings.url = db.url
+        settings.tls = .disable
+        settings.passwordFile = password
+        settings.gateway = "gw0"
+        settings.stateFile = workspace.path("central-state.json")
+        settings.timeoutSeconds = 600
+        let runner = SyncRunner(settings: settings, storePath: store, identity: GatewayIdentity(name: "gw0", version: "bench"),
+                                connector: try CentralConnector(settings: settings, environment: [:]),
+                                logger: SyncBenchmarkParts.silent)
+        let delivered = try await Stopwatch.measureAsync { try await runner.run(once: true) }.seconds
+        let beats = try server.integer("SELECT count(*) FROM beats", database: db.name)
+        let points = try server.integer("SELECT count(*) FROM heart_rate", database: db.name)
+        try server.admin("VACUUM ANALYZE", database: db.name)
+        table.add("`heartd-sync` delivery into PostgreSQL (one gateway), wall", heartd: Fmt.s(delivered),
+                  baseline: "\(Fmt.count(beats)) beats, \(Fmt.count(points)) heart-rate rows")
+
+        let central = ["--central", db.url, "--central-tls", "disable", "--password-file", password]
+        let range = ["--from", from, "--to", to]
+        let naiveStats = try naive("""
+            SELECT date_trunc('day', time), min(bpm), avg(bpm), max(bpm), count(*) FROM heart_rate
+            WHERE time >= '\(from)' AND time < '\(to)' GROUP BY 1
+            """, server: server, database: db.name)
+        let naiveBeats = try naive("""
+            SELECT date_trunc('day', time), count(*), avg(rr_ms) FROM beats WHERE time >= '\(from)' AND time < '\(to)' GROUP BY 1
+            """, server: server, database: db.name)
+        let reads: [(name: String, arguments: [String], yearTarget: Double, baseline: String)] = [
+            ("stats per day", ["stats", "--interval", "1d"], 1,
+             "psql GROUP BY date_trunc: heart_rate \(Fmt.s(naiveStats)), beats \(Fmt.s(naiveBeats))"),
+            ("hrv", ["hrv"], 2, "—"),
+        ]
+        for read in reads {
+            let run = try ChildRun.run(heartctl, central + read.arguments + range, output: workspace.path("central-out"))
+            let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * scale < read.yearTarget
+            table.add("`heartctl --central` \(read.name): wall, peak memory",
+                      heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))" + (run.status == 0 ? "" : " (exit \(run.status))"),
+                      baseline: read.baseline,
+                      target: "year < \(Fmt.s(read.yearTarget)) (here × \(Fmt.fixed(scale, 1)) ≈ \(Fmt.s(run.wall * scale))); ≤ 64 MiB",
+                      verdict: Verdict(ok))
+        }
+    }
+
+    /// The wall time of `sql` run by psql as the server's superuser over its socket (the query's own time and psql's).
+    func naive(_ sql: String, server: PostgresServer, database: String) throws -> Double {
+        let run = try ChildRun.run(server.bin + "/psql", ["-h", server.socketDir, "-p", "\(server.port)", "-U", "postgres",
+                                                          "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+        guard run.status == 0 else { throw BenchmarkError("psql exited \(run.status) on \(sql)") }
+        return run.wall
+    }
+}
