@@ -102,6 +102,12 @@ extension DeviceSession {
     private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
         // A new suspect slot since the held notification: the next check could not tell which one lost beats.
         if timeline.isHolding && model.suspect != nil { releaseHeld(at: now, effects: &effects) }
+        // Slots without RR since the last beat, shorter than the RR that joins them: beats were lost there.
+        if settings.quietLossDetection, timeline.isAnchored,
+           let first = rr.first(where: { BeatTimeline.isPlausible($0, settings: settings) }),
+           model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
+            breakChain(model.certainLossReason, at: now, effects: &effects)
+        }
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
                                      settings: settings)
         if result.anchored { model.forgetOffset() }

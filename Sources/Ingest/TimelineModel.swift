@@ -27,10 +27,15 @@ struct TimelineModel: Sendable {
     /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
     static let sampleSpan = 16
 
+    /// Slack (seconds) of the RR-span rule (`lossIsCertain`): the RR quantum twice and the sensor clock's drift.
+    static let spanTolerance = 0.005
+
     private(set) var cadence = NotificationCadence()
     /// (slot, chain end) of recent notifications with RR.
     private var samples: [(slot: Int, chainEnd: Double)] = []
     private var slot: Int?
+    /// The slot of the last notification whose RR values ended the chain.
+    private var lastRRSlot: Int?
     private(set) var suspect: GapReason?
     private var mayHaveLost = false
 
@@ -41,6 +46,7 @@ struct TimelineModel: Sendable {
         guard let seen = cadence.observe(time) else {
             // Unlocked: slot numbers start over when it locks again, so the samples mean nothing any more.
             slot = nil
+            lastRRSlot = nil
             samples.removeAll()
             suspect = nil
             mayHaveLost = false
@@ -71,9 +77,26 @@ struct TimelineModel: Sendable {
         return lowest
     }
 
-    /// The bounds of the current notification, if the grid is locked and K known.
+    /// Whether beats were certainly lost before the current notification, whose first plausible RR is `firstRR`
+    /// seconds, on a chain that continued unbroken from the last notification with RR: true when the slots in
+    /// between delivered no RR (lost, or without RR) and `firstRR` is shorter than they span. A notification
+    /// carries the beats of its own window, so the last beat stored is at most the send time of its slot and this
+    /// notification's first beat is after the previous slot's send time: with no beat in between, the RR joining
+    /// them spans every slot between, `firstRR ≥ k·P`. Needs only the period (the prior from the first arrival),
+    /// not the grid-to-chain offset K, so it decides from the first notifications of a connection.
+    func lossIsCertain(firstRR: Double) -> Bool {
+        guard let slot, let lastRRSlot, let period = cadence.period,
+              cadence.isTrusted else { return false }
+        let silent = slot - lastRRSlot - 1
+        return silent >= 1 && firstRR < Double(silent) * period - Self.spanTolerance
+    }
+
+    /// The rule a certain loss is flagged with: a skipped slot, else a notification without RR.
+    var certainLossReason: GapReason { suspect ?? .missingRR }
+
+    /// The bounds of the current notification, if the grid is trusted and K known.
     var bounds: SendBounds? {
-        guard cadence.isMature, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        guard cadence.isTrusted, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
         return SendBounds(previousSend: previous - k, suspect: suspect, mayHaveLost: mayHaveLost)
     }
 
@@ -82,6 +105,7 @@ struct TimelineModel: Sendable {
         suspect = nil
         mayHaveLost = false
         guard let slot else { return }
+        lastRRSlot = slot
         samples.append((slot, chainEnd))
         samples.removeAll { $0.slot < slot - Self.sampleSpan }
     }

@@ -27,7 +27,8 @@ public struct StrapRecording: Sendable {
 /// notifies every `period` seconds of its own clock with the RR of the beats completed since its previous
 /// notification, and the heart rate of the last of them (held when there is none). The host receives at
 /// `send·(1 + drift) + latency + U(0, maxJitter)`, in order. Faults of the scenario's class are injected after
-/// the warm-up, each followed by at least four clean notifications.
+/// the warm-up, each followed by at least four clean notifications, or exactly where the scenario says
+/// (`faultStarts`, `outage`).
 public enum StrapGenerator {
     public static let address = "5A:7A:90:00:00:01"
     /// Host times start here (seconds), small so that dates keep sub-microsecond precision.
@@ -98,6 +99,16 @@ public enum StrapGenerator {
     /// Which notifications suffer which fault.
     static func plan(_ s: StrapScenario, rng: inout SplitMix64) -> [Kind] {
         var kinds = [Kind](repeating: .normal, count: s.notifications)
+        if let outage = s.outage {
+            for i in outage.clamped(to: 0..<s.notifications) { kinds[i] = .disconnected }
+        }
+        if let starts = s.faultStarts {
+            for start in starts where (0..<s.notifications).contains(start) {
+                let (kind, length) = fault(s.fault, rng: &rng)
+                for i in start..<min(s.notifications, start + length) { kinds[i] = kind }
+            }
+            return kinds
+        }
         var j = s.warmUp
         while j < s.notifications - 6 {
             guard Double.random(in: 0..<1, using: &rng) < 0.04 else {
