@@ -50,6 +50,8 @@ public struct StrapScenario: Sendable, Hashable {
     public var faultStarts: [Int]?
     /// When set, the link is lost for these notifications and reconnects at the next one (a fresh connection).
     public var outage: Range<Int>?
+    /// When the strap notifies: at its cadence (the default) or when a beat ends.
+    public var sender = StrapSender.cadence
 
     /// The scenario for a fault class and seed: jitter cycles through 20, 100, 200, 400 ms with the seed; drift,
     /// phases and where faults fall come from the seed.
@@ -83,6 +85,23 @@ extension StrapScenario {
         scenario.maxJitter = jitter
         scenario.faultStarts = [connection + offset - 1]
         if afterReconnect { scenario.outage = reconnectOutage }
+        return scenario
+    }
+}
+
+extension StrapScenario {
+    /// A fault-free run of a sender that notifies when a beat ends (`sender` not `.cadence`): the recording
+    /// scaled to `bpm` on average, arrival lateness uniform in [0, `jitter`], the link lost for
+    /// `reconnectOutage` and reconnected; drift and phases from the seed. Long enough for 25 notifications after
+    /// the reconnection.
+    public static func perBeat(_ sender: StrapSender, seed: UInt64, bpm: Double, jitter: Double,
+                               recording: [Int] = SimulatorRecording.nnIntervalsMs) -> StrapScenario {
+        var scenario = StrapScenario(fault: .clean, seed: seed, notifications: reconnectOutage.upperBound + 25)
+        let meanMs = Double(recording.reduce(0, +)) / Double(max(1, recording.count))
+        scenario.sender = sender
+        scenario.rrScale = 60_000 / bpm / meanMs
+        scenario.maxJitter = jitter
+        scenario.outage = reconnectOutage
         return scenario
     }
 }
