@@ -52,6 +52,8 @@ struct BeatTimeline: Sendable {
     private(set) var pendingGap: GapReason? = .connection
     /// The notification after a suspect slot, held back until the next one decides (`ingest`).
     private var held: HeldNotification?
+    /// An RR value was dropped as implausible since the last emitted beat: the chain lost real time there.
+    private var droppedSinceEmit = false
 
     var isHolding: Bool { held != nil }
 
@@ -98,7 +100,10 @@ struct BeatTimeline: Sendable {
         guard remaining > 0 else {
             result.beats = releaseHeld()
             result.implausible = plausible.filter { !$0 }.count
-            if result.implausible > 0 { breakChain(.implausibleRR) }
+            if result.implausible > 0 {
+                droppedSinceEmit = true
+                breakChain(.implausibleRR)
+            }
             return result
         }
         var decided = false
@@ -110,7 +115,8 @@ struct BeatTimeline: Sendable {
             if let bounds, firstBeatIsEarly(rr, plausible: plausible, bounds: bounds, settings: settings) {
                 (position, lastEmitted) = (held.position, held.lastEmitted)
                 breakChain(held.suspect ?? .chainBehind)
-                anchor(at: held.arrival, remaining: held.total, emitImplied: held.suspect != nil, into: &result)
+                anchor(at: held.arrival, remaining: held.total, emitImplied: held.suspect != nil, settings: settings,
+                       into: &result)
                 for value in held.rr {
                     position = (position ?? 0) + Int(value)
                     emit(position ?? 0, into: &result)
@@ -130,7 +136,7 @@ struct BeatTimeline: Sendable {
                 // the last one emitted, placed too early by a loss that went unseen: move the chain, flag the
                 // next beat, and emit no implied predecessor (it would be that beat again).
                 breakChain(.chainBehind)
-                anchor(at: arrival, remaining: remaining, emitImplied: false, into: &result)
+                anchor(at: arrival, remaining: remaining, emitImplied: false, settings: settings, into: &result)
             }
         }
         // The chain says the last beat is at position + remaining; the clock says about `arrival`.
@@ -141,10 +147,11 @@ struct BeatTimeline: Sendable {
         for (value, ok) in zip(rr, plausible) {
             guard ok else {
                 result.implausible += 1
+                droppedSinceEmit = true
                 breakChain(.implausibleRR)
                 continue
             }
-            if position == nil { anchor(at: arrival, remaining: remaining, into: &result) }
+            if position == nil { anchor(at: arrival, remaining: remaining, settings: settings, into: &result) }
             let next = (position ?? 0) + Int(value)
             position = next
             remaining -= Int(value)
@@ -179,7 +186,13 @@ struct BeatTimeline: Sendable {
         return Int(((seconds - origin) * Self.ticksPerSecond).rounded())
     }
 
-    private mutating func anchor(at time: Double, remaining: Int, emitImplied: Bool = true,
+    /// Anchors the chain so that `remaining` ticks of RR end at `time`, and emits the implied predecessor there
+    /// (`emitImplied`), unless it is the last beat emitted: with no RR dropped since that beat, two beats closer
+    /// than `rrMinMs` are one beat placed twice (the arrival the anchor comes from carries jitter; the chain's
+    /// own beat does not), so the chain continues from that beat (the implied one counts as overlapping) and no
+    /// beat is stored twice, whatever rule broke the chain. After an implausible RR the anchor keeps the clock's
+    /// word: the dropped value took real time.
+    private mutating func anchor(at time: Double, remaining: Int, emitImplied: Bool = true, settings: IngestSettings,
                                  into result: inout TimelineResult) {
         if origin == nil {
             origin = time - Double(remaining) / Self.ticksPerSecond
@@ -188,7 +201,14 @@ struct BeatTimeline: Sendable {
             position = (ticks(at: time) ?? 0) - remaining
         }
         result.anchored = true
-        if emitImplied { emit(position ?? 0, into: &result) }
+        guard emitImplied else { return }
+        let minimum = Int((settings.rrMinMs * Self.ticksPerSecond / 1000).rounded(.up))
+        if !droppedSinceEmit, let lastEmitted, let placed = position, abs(placed - lastEmitted) < minimum {
+            position = lastEmitted
+            result.overlapping += 1
+            return
+        }
+        emit(position ?? 0, into: &result)
     }
 
     private mutating func emit(_ ticks: Int, into result: inout TimelineResult) {
@@ -198,6 +218,7 @@ struct BeatTimeline: Sendable {
         }
         result.beats.append(TimelineBeat(ticks: ticks, gap: pendingGap))
         pendingGap = nil
+        droppedSinceEmit = false
         lastEmitted = ticks
     }
 }

@@ -51,7 +51,7 @@ extension DeviceSession {
         } else if !rr.isEmpty {
             addBeats(rr, at: now, effects: &effects)
         } else if timeline.isAnchored {
-            model.arrivedWithoutRR(bpm: Int(measurement.bpm))
+            model.arrivedWithoutRR(bpm: Int(measurement.bpm), contact: !noContact)
             if model.suspect != nil { releaseHeld(at: now, effects: &effects) }
         }
         addHeartRate(measurement, noContact: noContact, at: now, effects: &effects)
@@ -102,6 +102,16 @@ extension DeviceSession {
     private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
         // A new suspect slot since the held notification: the next check could not tell which one lost beats.
         if timeline.isHolding && model.suspect != nil { releaseHeld(at: now, effects: &effects) }
+        if settings.quietLossDetection {
+            let plausible = rr.reduce(0) { $0 + (BeatTimeline.isPlausible($1, settings: settings) ? Int($1) : 0) }
+            model.arrivedWithRR(rrSum: Double(plausible) / BeatTimeline.ticksPerSecond)
+        }
+        // Slots without RR since the last beat, shorter than the RR that joins them: beats were lost there.
+        if settings.quietLossDetection, timeline.isAnchored,
+           let first = rr.first(where: { BeatTimeline.isPlausible($0, settings: settings) }),
+           model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
+            breakChain(model.certainLossReason, at: now, effects: &effects)
+        }
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
                                      settings: settings)
         if result.anchored { model.forgetOffset() }

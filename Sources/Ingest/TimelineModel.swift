@@ -27,20 +27,39 @@ struct TimelineModel: Sendable {
     /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
     static let sampleSpan = 16
 
+    /// Slack (seconds) of the RR-span rule (`lossIsCertain`): the RR quantum twice and the sensor clock's drift.
+    static let spanTolerance = 0.005
+    /// How far a notification's arrival spacing may differ from its RR sum for a per-beat sender (seconds): twice
+    /// the arrival jitter such a sender is recognised at (docs/INGEST.md, "Per-beat senders").
+    static let perBeatTolerance = 0.08
+
     private(set) var cadence = NotificationCadence()
     /// (slot, chain end) of recent notifications with RR.
     private var samples: [(slot: Int, chainEnd: Double)] = []
     private var slot: Int?
+    /// The slot of the last notification whose RR values ended the chain.
+    private var lastRRSlot: Int?
     private(set) var suspect: GapReason?
     private var mayHaveLost = false
+    /// The current notification's arrival, and that of the last notification whose RR values ended the chain.
+    private var arrivalTime: Double?
+    private var lastRRArrival: Double?
+    /// What the stream has shown about its sender since the connection (see `mayDecide`).
+    private(set) var sender = SenderEvidence.none
+    /// The current notification's arrival spacing differs from its RR sum: it is no per-beat sender's, lossless.
+    private var spacingMismatch = false
 
     mutating func reset() { self = TimelineModel() }
 
     /// Every notification's arrival (effective monotonic seconds), decodable or not.
     mutating func arrival(_ time: Double) {
+        arrivalTime = time
+        spacingMismatch = false
         guard let seen = cadence.observe(time) else {
             // Unlocked: slot numbers start over when it locks again, so the samples mean nothing any more.
             slot = nil
+            lastRRSlot = nil
+            lastRRArrival = nil
             samples.removeAll()
             suspect = nil
             mayHaveLost = false
@@ -55,7 +74,9 @@ struct TimelineModel: Sendable {
     /// the period (the margin covers a heart rate averaged over several beats). Otherwise it may well be
     /// legitimate (heart rate below ~66 at 1 Hz); if the chain later shows beats missing there anyway, the
     /// flag still lands on the next beat, but no implied predecessor is emitted (it may be a beat already stored).
-    mutating func arrivedWithoutRR(bpm: Int) {
+    mutating func arrivedWithoutRR(bpm: Int, contact: Bool) {
+        // A sender that notifies only when a beat ends never sends a notification without RR.
+        if contact { sender = .cadence }
         guard slot != nil, suspect == nil, bpm > 0, let period = cadence.period else { return }
         if 60 / Double(bpm) <= 0.9 * period { suspect = .missingRR } else { mayHaveLost = true }
     }
@@ -71,10 +92,46 @@ struct TimelineModel: Sendable {
         return lowest
     }
 
-    /// The bounds of the current notification, if the grid is locked and K known.
+    /// Whether beats were certainly lost before the current notification, whose first plausible RR is `firstRR`
+    /// seconds, on a chain that continued unbroken from the last notification with RR: true when the slots in
+    /// between delivered no RR (lost, or without RR) and `firstRR` is shorter than they span. A notification
+    /// carries the beats of its own window, so the last beat stored is at most the send time of its slot and this
+    /// notification's first beat is after the previous slot's send time: with no beat in between, the RR joining
+    /// them spans every slot between, `firstRR ≥ k·P`. Needs only the period (the prior from the first arrival),
+    /// not the grid-to-chain offset K, so it decides from the first notifications of a connection.
+    func lossIsCertain(firstRR: Double) -> Bool {
+        guard let slot, let lastRRSlot, let period = cadence.period, mayDecide else { return false }
+        let silent = slot - lastRRSlot - 1
+        return silent >= 1 && firstRR < Double(silent) * period - Self.spanTolerance
+    }
+
+    /// The rule a certain loss is flagged with: a skipped slot, else a notification without RR.
+    var certainLossReason: GapReason { suspect ?? .missingRR }
+
+    /// The bounds of the current notification, if the grid is trusted and K known.
     var bounds: SendBounds? {
-        guard cadence.isMature, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        guard mayDecide, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
         return SendBounds(previousSend: previous - k, suspect: suspect, mayHaveLost: mayHaveLost)
+    }
+
+    /// A notification with RR values whose plausible ones sum to `rrSum` seconds, before they join the chain:
+    /// compares its arrival spacing from the last notification with RR with that sum (`mayDecide`).
+    mutating func arrivedWithRR(rrSum: Double) {
+        guard let slot, let lastRRSlot, let arrivalTime, let lastRRArrival else { return }
+        guard abs(arrivalTime - lastRRArrival - rrSum) > Self.perBeatTolerance else { return }
+        spacingMismatch = true
+        // Between consecutive slots nothing was seen lost: the mismatch is the sender's cadence, not a loss.
+        if slot == lastRRSlot + 1 { sender = .cadence }
+    }
+
+    /// Whether the grid may decide losses now: it is trusted (on the prior, or mature) and the stream has shown
+    /// that it notifies at a cadence rather than when a beat ends. A per-beat sender's arrivals are its beats
+    /// (spacing = the RR sum, up to jitter), 1–2 s apart at slow rates, so a 1-s grid would see skipped slots
+    /// and beats "before the previous send" where nothing is missing. Shown by a notification without RR (a
+    /// per-beat sender sends none), or by consecutive notifications whose spacing differs from the RR sum; the
+    /// notification being decided may show it itself (for a per-beat sender that difference is a loss).
+    var mayDecide: Bool {
+        cadence.isTrusted && (sender == .cadence || spacingMismatch)
     }
 
     /// The current notification's RR values ended the chain at `chainEnd`.
@@ -82,6 +139,8 @@ struct TimelineModel: Sendable {
         suspect = nil
         mayHaveLost = false
         guard let slot else { return }
+        lastRRSlot = slot
+        lastRRArrival = arrivalTime
         samples.append((slot, chainEnd))
         samples.removeAll { $0.slot < slot - Self.sampleSpan }
     }
@@ -90,4 +149,12 @@ struct TimelineModel: Sendable {
     mutating func forgetOffset() {
         samples.removeAll()
     }
+}
+
+/// What a connection's stream has shown about how its sender notifies (`TimelineModel.mayDecide`).
+enum SenderEvidence: Sendable, Equatable {
+    /// Nothing yet: it may notify when a beat ends.
+    case none
+    /// It notifies at a cadence (a notification without RR, or spacing unlike its RR sum between consecutive slots).
+    case cadence
 }

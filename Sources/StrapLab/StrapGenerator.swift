@@ -26,8 +26,10 @@ public struct StrapRecording: Sendable {
 /// The strap beats at the recording's RR (scaled, looped from a seeded start, first beat at a seeded phase) and
 /// notifies every `period` seconds of its own clock with the RR of the beats completed since its previous
 /// notification, and the heart rate of the last of them (held when there is none). The host receives at
-/// `send·(1 + drift) + latency + U(0, maxJitter)`, in order. Faults of the scenario's class are injected after
-/// the warm-up, each followed by at least four clean notifications.
+/// `send·(1 + drift) + latency + U(0, maxJitter)`, in order. Other senders notify when a beat ends
+/// (`StrapSender`). Faults of the scenario's class are injected after
+/// the warm-up, each followed by at least four clean notifications, or exactly where the scenario says
+/// (`faultStarts`, `outage`).
 public enum StrapGenerator {
     public static let address = "5A:7A:90:00:00:01"
     /// Host times start here (seconds), small so that dates keep sub-microsecond precision.
@@ -41,22 +43,23 @@ public enum StrapGenerator {
         // True beats on the sensor clock, in ticks.
         var rr = [0], ticks = [Int.random(in: 0..<Int(s.period * 1024), using: &rng)]
         var next = Int.random(in: 0..<recording.count, using: &rng)
-        while Double(ticks[ticks.count - 1]) / 1024 < Double(s.notifications + 1) * s.period {
+        func beat() {
             let value = Int((Double(recording[next % recording.count]) * s.rrScale * 1.024).rounded())
             rr.append(value)
             ticks.append(ticks[ticks.count - 1] + value)
             next += 1
         }
+        while Double(ticks[ticks.count - 1]) / 1024 < Double(s.notifications + 1) * s.period { beat() }
+        var schedule = s.sender.schedule(count: s.notifications, ticks: ticks, period: s.period)
+        while schedule == nil {
+            beat()
+            schedule = s.sender.schedule(count: s.notifications, ticks: ticks, period: s.period)
+        }
         var steps = [StrapStep(event: .connected(address: address, device: nil, at: Timestamp(unixSeconds: epoch)),
                                delivered: 0..<0)]
         var injected: [String: Int] = [:]
-        var first = 1, bpm: UInt16 = 60, lastArrival = 0.0, connected = true  // beat 0 starts the first RR
-        for j in 0..<s.notifications {
-            let send = Double(j + 1) * s.period
-            var end = first
-            while end < ticks.count, Double(ticks[end]) / 1024 <= send { end += 1 }
-            let window = first..<end
-            first = end
+        var bpm: UInt16 = 60, lastArrival = 0.0, connected = true
+        for (j, (send, window)) in (schedule ?? []).enumerated() {
             if let last = window.last, last > 0 { bpm = UInt16(clamping: Int((60 * 1024 / Double(rr[last])).rounded())) }
             let arrival = max(lastArrival + 0.0005, send * (1 + s.driftPPM * 1e-6) + s.latency
                               + Double.random(in: 0...s.maxJitter, using: &rng))
@@ -98,6 +101,16 @@ public enum StrapGenerator {
     /// Which notifications suffer which fault.
     static func plan(_ s: StrapScenario, rng: inout SplitMix64) -> [Kind] {
         var kinds = [Kind](repeating: .normal, count: s.notifications)
+        if let outage = s.outage {
+            for i in outage.clamped(to: 0..<s.notifications) { kinds[i] = .disconnected }
+        }
+        if let starts = s.faultStarts {
+            for start in starts where (0..<s.notifications).contains(start) {
+                let (kind, length) = fault(s.fault, rng: &rng)
+                for i in start..<min(s.notifications, start + length) { kinds[i] = kind }
+            }
+            return kinds
+        }
         var j = s.warmUp
         while j < s.notifications - 6 {
             guard Double.random(in: 0..<1, using: &rng) < 0.04 else {

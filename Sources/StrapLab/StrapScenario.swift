@@ -45,6 +45,13 @@ public struct StrapScenario: Sendable, Hashable {
     public var period: Double
     /// Constant link latency (seconds).
     public var latency: Double
+    /// When set, faults of the class start exactly at these notification indices (lengths still seeded) and
+    /// nowhere else, warm-up or not: notification j is sent j + 1 periods after the connection.
+    public var faultStarts: [Int]?
+    /// When set, the link is lost for these notifications and reconnects at the next one (a fresh connection).
+    public var outage: Range<Int>?
+    /// When the strap notifies: at its cadence (the default) or when a beat ends.
+    public var sender = StrapSender.cadence
 
     /// The scenario for a fault class and seed: jitter cycles through 20, 100, 200, 400 ms with the seed; drift,
     /// phases and where faults fall come from the seed.
@@ -59,5 +66,42 @@ public struct StrapScenario: Sendable, Hashable {
         rrScale = fault == .highRate ? 0.36 : fault == .slowHeart ? 1.3 : 1
         period = 1
         latency = 0.015
+    }
+}
+
+extension StrapScenario {
+    /// Where `firstSeconds` puts the outage: the link is lost 60 notifications in, for 3 (a disconnect, no
+    /// notification for longer than the gap threshold, then a fresh connection).
+    public static let reconnectOutage = 60..<63
+
+    /// A run whose one fault of `fault`'s class starts `offset` seconds after the connection (the `offset`-th
+    /// notification of it) or, `afterReconnect`, after the reconnection that follows `reconnectOutage`; arrival
+    /// lateness uniform in [0, `jitter`]; drift and phases from the seed. Long enough for the longest fault and
+    /// 15 clean notifications after it.
+    public static func firstSeconds(_ fault: FaultClass, seed: UInt64, offset: Int, jitter: Double,
+                                    afterReconnect: Bool) -> StrapScenario {
+        let connection = afterReconnect ? reconnectOutage.upperBound : 0
+        var scenario = StrapScenario(fault: fault, seed: seed, notifications: connection + offset + 25)
+        scenario.maxJitter = jitter
+        scenario.faultStarts = [connection + offset - 1]
+        if afterReconnect { scenario.outage = reconnectOutage }
+        return scenario
+    }
+}
+
+extension StrapScenario {
+    /// A fault-free run of a sender that notifies when a beat ends (`sender` not `.cadence`): the recording
+    /// scaled to `bpm` on average, arrival lateness uniform in [0, `jitter`], the link lost for
+    /// `reconnectOutage` and reconnected; drift and phases from the seed. Long enough for 25 notifications after
+    /// the reconnection.
+    public static func perBeat(_ sender: StrapSender, seed: UInt64, bpm: Double, jitter: Double,
+                               recording: [Int] = SimulatorRecording.nnIntervalsMs) -> StrapScenario {
+        var scenario = StrapScenario(fault: .clean, seed: seed, notifications: reconnectOutage.upperBound + 25)
+        let meanMs = Double(recording.reduce(0, +)) / Double(max(1, recording.count))
+        scenario.sender = sender
+        scenario.rrScale = 60_000 / bpm / meanMs
+        scenario.maxJitter = jitter
+        scenario.outage = reconnectOutage
+        return scenario
     }
 }

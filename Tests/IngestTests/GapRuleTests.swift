@@ -57,8 +57,9 @@ import Testing
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1])
     }
 
+    /// The loud rule alone: a 1 s RR across a 3 s pause is, to the timeline model, two lost beats (its RR span).
     @Test func notificationsMissingLongerThanTheThresholdFlagTheNextBeat() async throws {
-        let (pipeline, sink) = makePipeline()
+        let (pipeline, sink) = makePipeline(IngestSettings(quietLossDetection: false))
         await feed(pipeline, [
             notification(1, hrm(rr: [1024])), notification(2, hrm(rr: [1024])),
             notification(5, hrm(rr: [1024])),       // 3 s later: not more than the threshold
@@ -71,8 +72,9 @@ import Testing
         #expect(try #require(await pipeline.status().first).counters.gapsByRule["notification-gap"] == 1)
     }
 
+    /// The loud rule alone: half a second of RR a second is, to the timeline model, a beat lost per notification.
     @Test func chainDisagreeingWithTheClockIsReanchored() async throws {
-        let (pipeline, sink) = makePipeline()
+        let (pipeline, sink) = makePipeline(IngestSettings(quietLossDetection: false))
         // RR says 0.5 s per notification while the clock says 1 s: the chain falls 0.5 s behind per notification,
         // 2.5 s at the 6th: re-anchored there (last RR ends at the arrival).
         let events = (1...8).map { notification(Double($0), hrm(rr: [512])) }

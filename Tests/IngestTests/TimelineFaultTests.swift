@@ -35,8 +35,10 @@ import Testing
     }
 
     /// Stamps late by up to 0.9 s (400 ms of jitter plus a 0.5 s read batch, which the bus no longer takes for
-    /// sensor streams): beyond the grid's bound, so the model stays out and adds no false gap to what the loud
-    /// rules alone do (their clock-drift rule re-anchors on such stamps: docs/INGEST.md).
+    /// sensor streams): beyond the grid's bound, so the model stays out once the 1 s prior is refuted, which takes
+    /// a few arrivals; before that one arrival can pass in the wrong slot (a phantom skipped slot: late by more
+    /// than half a period reads as the next slot, early). docs/INGEST.md, "The prior": at most one false gap in
+    /// ten such runs more than the loud rules alone (measured: 1 in 12 runs, each class).
     @Test(arguments: [FaultClass.clean, .singleLoss])
     func stampsLaterThanTheBoundAddNoFalseGaps(fault: FaultClass) async {
         var model = TimelineTally(), loud = TimelineTally()
@@ -47,10 +49,10 @@ import Testing
             model.add(await TimelineScore.score(recording))
             loud.add(await TimelineScore.score(recording, settings: IngestSettings(quietLossDetection: false)))
         }
-        #expect(model.falsePositives <= loud.falsePositives)
+        #expect(model.falsePositives - loud.falsePositives <= Self.seeds.count / 10)
         #expect(model.storedRR == model.deliveredRR)
-        let modelRules: Set<GapReason> = [.lostNotification, .missingRR, .chainBehind]
-        #expect(model.gapsByRule.keys.allSatisfy { GapReason(rawValue: $0).map { !modelRules.contains($0) } ?? false })
+        let modelRules: Set<String> = [GapReason.lostNotification, .missingRR, .chainBehind].map(\.rawValue).reduce(into: []) { $0.insert($1) }
+        #expect(model.gapsByRule.filter { modelRules.contains($0.key) }.values.reduce(0, +) <= Self.seeds.count / 10)
     }
 
     /// What the loud rules alone did (before the timeline model): most quiet losses unflagged.

@@ -16,10 +16,29 @@ import Testing
         var cadence = NotificationCadence()
         var seen: [NotificationCadence.Observation?] = []
         for t in arrivals(slots: Array(0..<70) + [71] + Array(72..<80) + [83, 84]) { seen.append(cadence.observe(t)) }
-        #expect(seen.prefix(8).allSatisfy { $0 == nil }, "learning")
+        #expect(seen.allSatisfy { $0 != nil }, "locked on the 1 s prior from the first arrival")
         #expect(cadence.isMature)
         #expect(abs(try #require(cadence.period) - 1) < 0.01)
         #expect(seen.compactMap { $0?.missed }.filter { $0 > 0 } == [1, 3])
+    }
+
+    @Test func aStrapAtAnotherCadenceRefutesThePriorAndIsLearnt() throws {
+        var cadence = NotificationCadence()
+        var seen: [NotificationCadence.Observation?] = []
+        for t in arrivals(slots: Array(0..<80), period: 0.5, late: [0, 0.1, 0.05, 0.15]) { seen.append(cadence.observe(t)) }
+        #expect(cadence.priorRefuted)
+        #expect(!cadence.onPrior && cadence.isMature)
+        #expect(abs(try #require(cadence.period) - 0.5) < 0.01)
+        #expect(seen.suffix(60).allSatisfy { $0?.missed == 0 }, "no skipped slot once learnt")
+    }
+
+    @Test func thePriorIsTrustedFromTheFirstArrivalAndHandsOverToTheFitAt64() throws {
+        var cadence = NotificationCadence()
+        _ = cadence.observe(1)
+        #expect(cadence.isTrusted && cadence.onPrior && cadence.period == 1)
+        for t in arrivals(slots: Array(1..<70), period: 1.0001).dropFirst() { _ = cadence.observe(t) }
+        #expect(cadence.isMature && !cadence.onPrior)
+        #expect(abs(try #require(cadence.period) - 1.0001) < 0.005)
     }
 
     @Test func neverLocksOnIrregularArrivals() {
@@ -76,6 +95,31 @@ import Testing
     @Test func anRRLessNotificationAtAHighHeartRateIsAMissingBeat() async throws {
         let (pipeline, sink) = makePipeline()
         await feed(pipeline, strap(seconds: 100, rrLess: [85]))
+        await pipeline.finishAll(reason: .shutdown)
+        #expect(sink.contents.absoluteBeats.filter(\.gap).count == 2)
+        #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "missing-rr": 1])
+    }
+
+    /// Issue 30: a loss two to ten seconds after connecting is flagged at its beat, as later on.
+    @Test(arguments: [2, 3, 5, 10])
+    func aLostNotificationInTheFirstSecondsIsFlaggedAtTheBeatAfterTheHole(second: Int) async throws {
+        let (pipeline, sink) = makePipeline()
+        await feed(pipeline, strap(seconds: 30, lost: [second]))
+        await pipeline.finishAll(reason: .shutdown)
+        let beats = sink.contents.absoluteBeats
+        let flagged = beats.enumerated().filter(\.element.gap).map(\.offset)
+        #expect(flagged.count == 2)
+        let hole = try #require(flagged.last)
+        // The hole spans the lost beat: more than one RR (0.8 s) before the beat flagged after it.
+        #expect(beats[hole].time - beats[hole - 1].time > 1.0)
+        #expect(abs(beats[hole + 1].time - beats[hole].time - 820.0 / 1024) < 1e-6, "the chain after it is the delivered RR")
+        #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "lost-notification": 1])
+    }
+
+    @Test(arguments: [2, 3, 5, 10])
+    func anRRLessNotificationInTheFirstSecondsIsAMissingBeat(second: Int) async throws {
+        let (pipeline, sink) = makePipeline()
+        await feed(pipeline, strap(seconds: 30, rrLess: [second]))
         await pipeline.finishAll(reason: .shutdown)
         #expect(sink.contents.absoluteBeats.filter(\.gap).count == 2)
         #expect(try #require(await pipeline.status().first).counters.gapsByRule == ["connection": 1, "missing-rr": 1])

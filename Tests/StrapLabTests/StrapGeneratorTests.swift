@@ -40,6 +40,23 @@ import Testing
         if fault == .noRR { #expect(sent.allSatisfy { $0.rr.isEmpty }) }
     }
 
+    /// A per-beat sender notifies at its beats: every notification carries RR, its last beat at its send time.
+    @Test(arguments: [StrapSender.everyBeat, .firstBeatEachPeriod])
+    func perBeatSendersNotifyAtTheirBeats(sender: StrapSender) throws {
+        let scenario = StrapScenario.perBeat(sender, seed: 2, bpm: 45, jitter: 0.02)
+        let recording = StrapGenerator.generate(scenario)
+        let sent = payloads(recording)
+        #expect(sent.count == scenario.notifications - scenario.outage!.count)
+        #expect(sent.allSatisfy { !$0.rr.isEmpty && $0.rr.count == $0.delivered.count })
+        if sender == .everyBeat { #expect(sent.allSatisfy { $0.rr.count == 1 }) }
+        // Arrivals are the last delivered beats (sensor clock with drift) up to 20 ms of jitter.
+        let ticks = recording.rr.indices.map { recording.rr[...$0].reduce(0, +) }
+        for (a, b) in zip(sent, sent.dropFirst()) {
+            let beats = Double(ticks[try #require(b.delivered.last)] - ticks[try #require(a.delivered.last)]) / 1024
+            #expect(abs(b.at - a.at - beats * (1 + scenario.driftPPM * 1e-6)) <= 0.0201)
+        }
+    }
+
     @Test func latenessStaysWithinTheScenariosJitter() {
         let scenario = StrapScenario(fault: .clean, seed: 3)  // 400 ms
         #expect(scenario.maxJitter == 0.4)

@@ -5,7 +5,8 @@ import StrapLab
 
 /// `heartbench timeline`: gap precision and recall per fault class over many seeds, heartd's timeline model
 /// beside the loud rules alone (`quietLossDetection = false`, what heartd did before), on the real RR recording
-/// played by the simulated strap of `StrapLab` (docs/INGEST.md, "Timeline model").
+/// played by the simulated strap of `StrapLab` (docs/INGEST.md, "Timeline model"); with `--first-seconds`, the
+/// first seconds of every connection (`TimelineFirstSeconds`).
 struct TimelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timeline",
@@ -20,6 +21,9 @@ struct TimelineCommand: AsyncParsableCommand {
     @Option(help: "Only these fault classes (comma-separated raw names).")
     var classes: String?
 
+    @Flag(help: "Faults in the first seconds after a connect and a reconnect, clean runs, per-beat senders (issue 30).")
+    var firstSeconds = false
+
     func run() async throws {
         let chosen = try classes.map { list in
             try list.split(separator: ",").map { name in
@@ -29,6 +33,10 @@ struct TimelineCommand: AsyncParsableCommand {
                 return fault
             }
         } ?? FaultClass.allCases
+        if firstSeconds {
+            await TimelineFirstSeconds.run(seeds: seeds, classes: chosen)
+            return
+        }
         print("## Beat timeline under injected faults: \(seeds) seeds × \(notifications) notifications per class")
         print("")
         print("Real RR (pyhrv SampleNNISeriesShort, looped from a seeded start) played by a simulated strap: one")
