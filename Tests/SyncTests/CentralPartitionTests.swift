@@ -1,7 +1,6 @@
 import Foundation
 import HealthModel
 import Logging
-import PostgresNIO
 import TestBus
 import Testing
 @testable import Sync
