@@ -47,6 +47,9 @@ mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system
 echo "[Service]" > "$stage/etc/systemd/system/heartd.service.d/override.conf"
 echo "[Service]" > "$stage/etc/systemd/system.control/heartd.service.d/50-CPUQuota.conf"
 echo "[Service]" > "$stage/etc/systemd/system/heartd-sync.service.d/override.conf"
+# heartd-web's credentials come as a drop-in (docs/WEB.md, "Security").
+mkdir -p "$stage/etc/systemd/system/heartd-web.service.d"
+echo "[Service]" > "$stage/etc/systemd/system/heartd-web.service.d/override.conf"
 # The state both units leave (StateDirectory=heartd, StateDirectory=heartd-sync).
 mkdir -p "$stage/var/lib/heartd" "$stage/var/lib/heartd-sync"
 echo "{}" > "$stage/var/lib/heartd-sync/state.json"
@@ -60,6 +63,7 @@ DESTDIR="$stage" PREFIX=/opt/hd scripts/uninstall.sh --purge >/dev/null
 check "purge removes config" '[ ! -e "$stage/etc/heartd" ]'
 check "purge removes drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd.service.d" ] && [ ! -e "$stage/etc/systemd/system.control/heartd.service.d" ]'
 check "purge removes heartd-sync's drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd-sync.service.d" ]'
+check "purge removes heartd-web's drop-ins" '[ ! -e "$stage/etc/systemd/system/heartd-web.service.d" ]'
 check "purge removes both units' state" '[ ! -e "$stage/var/lib/heartd" ] && [ ! -e "$stage/var/lib/heartd-sync" ]'
 
 echo "$passed passed, $failed failed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Removes what scripts/install.sh installed. Keeps the configuration (/etc/heartd and any drop-ins in
-# heartd.service.d/ or heartd-sync.service.d/), the database (/var/lib/heartd), the sync state (/var/lib/heartd-sync)
+# heartd.service.d/, heartd-sync.service.d/, heartd-web.service.d/ or heartd-mqtt.service.d/), the database (/var/lib/heartd), the sync state (/var/lib/heartd-sync)
 # and the heartd user unless --purge is given.
 #
 #   sudo scripts/uninstall.sh [--purge]
@@ -69,9 +69,9 @@ if [ -d "$DESTDIR$PREFIX/share/doc/heartd" ] || [ "$DRY_RUN" -eq 1 ]; then run r
 if [ "$PURGE" -eq 1 ]; then
   # The configuration (with sync-password) and both units' state (StateDirectory=heartd, heartd-sync).
   run rm -rf "$DESTDIR$SYSCONFDIR/heartd" "$DESTDIR/var/lib/heartd" "$DESTDIR/var/lib/heartd-sync"
-  # Drop-ins of both units: `systemctl edit` (system/), `systemctl set-property` (system.control/), and their
-  # --runtime forms.
-  for unit in heartd.service heartd-sync.service; do
+  # Drop-ins of every unit: `systemctl edit` (system/), `systemctl set-property` (system.control/), and their
+  # --runtime forms (heartd-web's credentials are added as one).
+  for unit in heartd.service heartd-sync.service heartd-web.service heartd-mqtt.service; do
     for dropins in "$SYSCONFDIR/systemd/system/$unit.d" "$SYSCONFDIR/systemd/system.control/$unit.d" \
                    "/run/systemd/system/$unit.d" "/run/systemd/system.control/$unit.d"; do
       if [ -e "$DESTDIR$dropins" ] || [ "$DRY_RUN" -eq 1 ]; then run rm -rf "$DESTDIR$dropins"; fi

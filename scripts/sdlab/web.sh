@@ -1,5 +1,5 @@
 # sdlab scenario "user", step 9 (sourced by user.sh, after sync.sh): heartd-web.service as docs/WEB.md sets it up,
-# beside a capturing heartd: the viewer token through LoadCredential= only (401 without it, the live sensor with it,
+# beside a capturing heartd: the viewer token through LoadCredential= only (a drop-in) (401 without it, the live sensor with it,
 # the room page served), a clean stop, the exposure no worse than heartd-sync's, no denial or error line, and the
 # token in no journal entry and on no command line.
 WEB_BOUND=30 WEB_STOP_BOUND=5
@@ -17,7 +17,11 @@ except OSError as e: print("000"); print(e)
 PY
 }
 TOKEN=$(tr -dc 'A-Za-z0-9' < /dev/urandom | head -c 32)
-install -m 0640 -o root -g heartd /dev/stdin /etc/heartd/web-viewer-token <<< "$TOKEN"
+install -m 0600 /dev/stdin /etc/heartd/web-viewer-token <<< "$TOKEN"
+# As docs/WEB.md says: the credential added by a drop-in (what `systemctl edit heartd-web` writes).
+mkdir -p /etc/systemd/system/heartd-web.service.d
+printf '[Service]\nLoadCredential=web-viewer-token:/etc/heartd/web-viewer-token\n' > /etc/systemd/system/heartd-web.service.d/override.conf
+systemctl daemon-reload
 systemctl start heartd
 if wait_until "$CAPTURE_BOUND" streaming; then pass web-capture "heartd started again and streaming"
 else fail web-capture "heartd not streaming again within ${CAPTURE_BOUND} s"; fi
