@@ -164,6 +164,6 @@ public struct ControlEvent: Sendable, Hashable {
         if let line { return line }
         var members = fields
         members["event"] = .string(name)
-        return JSONLine.encode(JSONValue.object(members))
+        return JSONValueWriter.bytes(.object(members))
     }
 }

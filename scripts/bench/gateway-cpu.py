@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """gateway-cpu.py HEARTD [--sensors 16] [--rate 1] [--seconds 30] [--subscribe start-notify|acquire-notify]
-                [--set KEY=VALUE ...]
-(without --subscribe: heartd's default, AcquireNotify; --set passes heartd a setting, e.g. series.max_values=50)
+                [--set KEY=VALUE ...] [--watch HEARTCTL] [--perf FILE]
+(without --subscribe: heartd's default, AcquireNotify; --set passes heartd a setting, e.g. series.max_values=50;
+--watch runs `HEARTCTL watch` against heartd throughout, as a live service would; --perf records heartd's call graph
+over the measured seconds with `perf record -g` into FILE)
 
 heartd's whole CPU (its process CPU clock: every thread, exited ones too; the store included) while N sensors
 (default 16, on 3 adapters of 6 slots) stream R notifications a second each (default 1) from the project's fake
 BlueZ (Tests/BlueZTests/Fixtures/fake_bluez.py) on a private bus, and where it goes per thread
 (/proc/PID/task/*/schedstat). Issue 14's target: 16 sensors at 1/s ≤ 0.5 ms of CPU per second in all.
 """
-import argparse, os, sys, time
+import argparse, os, subprocess, sys, time
 
 import dbus
 
@@ -42,25 +44,36 @@ def main():
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--subscribe", default=None, help="default: heartd's own (acquire-notify)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for heartd")
+    ap.add_argument("--watch", metavar="HEARTCTL", help="a `watch` client throughout")
+    ap.add_argument("--perf", metavar="FILE", help="perf record -g of heartd over the measured seconds")
     args = ap.parse_args()
     addresses = ["A0:9E:1A:7C:02:%02X" % i for i in range(1, args.sensors + 1)]
     extra = (["--subscribe", args.subscribe] if args.subscribe else []) + [a for s in args.set for a in ("--set", s)]
     gw = Gateway(args.heartd, addresses, "heartd-gw.", extra)
     heartd, ctl = gw.heartd, gw.ctl
+    watcher = perf = None
     try:
         if not gw.wait_subscribed({"acquire-notify": "fd_open", "start-notify": "subscribed"}.get(args.subscribe)):
             sys.exit(1)
+        if args.watch:
+            watcher = subprocess.Popen([args.watch, "--socket", gw.socket, "watch"], stdout=subprocess.DEVNULL)
         time.sleep(2.0)  # start-up work settles
         count = int(args.rate * (args.seconds + 5))
         for a in addresses:
             ctl.Stream(a, args.rate, dbus.UInt32(count))
         time.sleep(2.5)  # the first values open the series; measure the steady state
+        if args.perf:
+            perf = subprocess.Popen(["perf", "record", "-g", "-q", "-o", args.perf, "-p", str(heartd.pid)])
         c0, t0, th0 = process_cpu_ns(heartd.pid), time.time(), threads(heartd.pid)
         time.sleep(args.seconds)
         c1, t1, th1 = process_cpu_ns(heartd.pid), time.time(), threads(heartd.pid)
+        if perf:
+            perf.send_signal(2)
+            perf.wait(timeout=60)
         dt = t1 - t0
         notifs = args.sensors * args.rate * dt
-        print("| heartd, %d sensor(s) × %g/s, %s, %.0f s | CPU ms/s | µs per notification |" % (args.sensors, args.rate, args.subscribe or "default", dt))
+        print("| heartd, %d sensor(s) × %g/s, %s%s, %.0f s | CPU ms/s | µs per notification |"
+              % (args.sensors, args.rate, args.subscribe or "default", ", a watch client" if watcher else "", dt))
         print("|---|---:|---:|")
         print("| whole process (CPU clock) | **%.3f** | %.1f |" % ((c1 - c0) / 1e6 / dt, (c1 - c0) / 1e3 / notifs))
         rows = []
@@ -74,6 +87,8 @@ def main():
             print("| thread %s (%.1f slices/s, of which %.1f after a preemption) | %.3f | %.1f |"
                   % (name, slices, preempted, ms, ms * 1e3 / (notifs / dt)))
     finally:
+        if watcher:
+            watcher.terminate()
         heartd.terminate()
         heartd.wait(timeout=20)
         gw.stop()

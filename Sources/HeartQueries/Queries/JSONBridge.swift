@@ -5,16 +5,11 @@ import Foundation
 /// milliseconds, UTC): the daemon encodes typed results (`DaemonStatus`, samples), heartctl decodes the same types.
 public enum JSONBridge {
     public static func value(_ encodable: some Encodable) -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(ExportDates.iso(date))
-        }
-        // Encoding our own plain structs cannot fail; `null` marks a programming error rather than trapping.
-        guard let data = try? encoder.encode(encodable),
-              let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
-        return value
+        // Encoding our own plain structs fails only on a non-finite double; `null` marks that rather than trapping.
+        (try? encoder.encode(encodable)) ?? .null
     }
+
+    private static let encoder = JSONValueEncoder(date: { .string(ExportDates.iso($0)) })
 
     /// A request's params as the wire carries them: `value` of a `Codable` params type, an object.
     public static func params(_ encodable: some Encodable) -> [String: JSONValue] {

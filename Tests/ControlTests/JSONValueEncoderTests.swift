@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Control
+
+/// `JSONValueEncoder` and `JSONValueWriter` must give what the `JSONEncoder` round trip they replace gave: the same
+/// tree and the same bytes on the wire.
+@Suite struct JSONValueEncoderTests {
+    struct Inner: Codable, Equatable { var n: Int8; var f: Float; var u: UInt64 }
+    enum Kind: String, Codable { case one, two }
+    struct Sample: Codable, Equatable {
+        var text: String
+        var absent: String?
+        var present: Int?
+        var whole: Double
+        var fraction: Double
+        var tiny: Double
+        var huge: Double
+        var kind: Kind
+        var list: [Inner]
+        var map: [String: [Bool]]
+        var date: Date
+        var url: URL
+        var data: Data
+        var id: UUID
+    }
+
+    static let sample = Sample(
+        text: "a \"quote\", a \\ backslash, a / slash, \n\t\r\u{08}\u{0C}\u{01}\u{1F} é ✓ 🫀 \u{2028}",
+        absent: nil, present: 4, whole: 3, fraction: 0.1, tiny: 1e-7, huge: 1.5e300, kind: .two,
+        list: [Inner(n: -3, f: 0.1, u: .max), Inner(n: 7, f: 2, u: 5)],
+        map: ["b": [true], "a": [], "B": [false, true], "é": [], "a10": [], "a2": [], "_": []],
+        date: Date(timeIntervalSince1970: 1_700_000_000.125), url: URL(string: "https://example.org/a?b=c")!,
+        data: Data([0, 1, 2, 250]), id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+
+    static func viaText(_ value: some Encodable, dates: Bool) throws -> JSONValue {
+        let encoder = JSONEncoder()
+        if dates {
+            encoder.dateEncodingStrategy = .custom { date, encoder in
+                var c = encoder.singleValueContainer()
+                try c.encode("at \(date.timeIntervalSince1970)")
+            }
+        }
+        return try JSONDecoder().decode(JSONValue.self, from: encoder.encode(value))
+    }
+
+    @Test func givesTheTreeTheTextRoundTripGave() throws {
+        let direct = JSONValueEncoder(date: { .string("at \($0.timeIntervalSince1970)") })
+        #expect(try direct.encode(Self.sample) == Self.viaText(Self.sample, dates: true))
+        #expect(try JSONValueEncoder().encode(Self.sample) == Self.viaText(Self.sample, dates: false))
+        #expect(try JSONValueEncoder().encode([1.0, 2.5]) == Self.viaText([1.0, 2.5], dates: false))
+        #expect(try JSONValueEncoder().encode("plain") == .string("plain"))
+        #expect(try JSONValueEncoder().encode(["k": Optional<Int>.none]) == Self.viaText(["k": Optional<Int>.none], dates: false))
+    }
+
+    @Test func refusesWhatJSONCannotHold() {
+        #expect(throws: EncodingError.self) { try JSONValueEncoder().encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(["x": Double.infinity]) }
+    }
+
+    @Test func writesTheBytesJSONEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let tree = try JSONValueEncoder().encode(Self.sample)
+        let values: [JSONValue] = [
+            tree, .null, .bool(false), .int(-12), .double(-0.0), .double(0.1), .double(1e-7), .double(123456789.125),
+            .double(1e21), .double(-2.5e-300), .double(Double(Int.max)), .string(""), .array([]), .object([:]),
+        ]
+        for value in values {
+            #expect(JSONValueWriter.bytes(value) == Array(try encoder.encode(value)), "\(value)")
+        }
+    }
+
+    @Test func anEventLineReadsBackAsTheEvent() throws {
+        let event = ControlEvent("beats", fields: ["device": "A0:9E:1A:7C:02:01", "beats": [["time": "t", "gap": true]]])
+        let line = event.encodedOnce().encodedLine()
+        let back = ControlEvent(json: try JSONLine.decode(JSONValue.self, from: line))
+        #expect(back == event)
+    }
+}
