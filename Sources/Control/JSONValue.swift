@@ -91,6 +91,7 @@ enum JSONLine {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
+        if type == JSONValue.self { return try JSONValueParser.parse(bytes) as! T }
+        return try JSONDecoder().decode(type, from: Data(bytes))
     }
 }

@@ -77,3 +77,56 @@ import Testing
         #expect(back == event)
     }
 }
+
+/// `JSONValueParser` reads what `JSONDecoder` read into `JSONValue`, and refuses what it refused.
+@Suite struct JSONValueParserTests {
+    static func viaDecoder(_ text: String) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
+
+    @Test func readsWhatJSONDecoderRead() throws {
+        let texts = [
+            #"{"a":1,"b":[true,null,2.5,"x"],"c":{"nested":"y"}}"#, " [ 1 , -0 , 3.0 , 1e2 , -1.5E-3 , 12345678901234567890 ] ",
+            #""esc \" \\ \/ \n \r \t \b \f \u00e9 \u2028 \ud83e\udec0 é""#, "0", "-7", "true", "false", "null", "{}", "[]",
+            #"{"dup":1,"dup":2}"#, "\t{\"k\" :\r\n\"v\"}\n", "9223372036854775807", "-9223372036854775808", "0.1",
+        ]
+        for text in texts {
+            let parsed = try JSONValueParser.parse(Array(text.utf8))
+            #expect(parsed == Self.viaDecoder(text), "\(text)")
+        }
+    }
+
+    @Test func refusesWhatIsNotJSON() {
+        let bad: [[UInt8]] = [
+            Array("".utf8), Array("{".utf8), Array("[1,]".utf8), Array("{\"a\" 1}".utf8), Array("01".utf8), Array("1.".utf8),
+            Array(".5".utf8), Array("1e".utf8), Array("tru".utf8), Array("nul".utf8), Array("\"open".utf8),
+            Array("\"\\x\"".utf8), Array("\"\\u12\"".utf8), Array("\"\\ud83e\"".utf8), Array("\"a\u{01}b\"".utf8),
+            Array("1 2".utf8), Array("1e400".utf8), [0x22, 0xFF, 0x22], Array("{\"a\":1,}".utf8), Array("+1".utf8),
+            Array(String(repeating: "[", count: 600).utf8),
+        ]
+        for bytes in bad {
+            #expect(throws: JSONParseError.self, "\(String(decoding: bytes, as: UTF8.self))") { try JSONValueParser.parse(bytes) }
+            // JSONDecoder also refused them, except invalid UTF-8 (it reads U+FFFD) and a trailing comma, which it
+            // tolerates and RFC 8259 does not.
+            let tolerated: Set<[UInt8]> = [[0x22, 0xFF, 0x22], Array("[1,]".utf8), Array("{\"a\":1,}".utf8)]
+            #expect(Self.viaDecoder(String(decoding: bytes, as: UTF8.self)) == nil || tolerated.contains(bytes))
+        }
+    }
+
+    @Test func aRandomTreeSurvivesWritingAndReading() throws {
+        var generator = SystemRandomNumberGenerator()
+        func tree(_ depth: Int) -> JSONValue {
+            switch depth > 3 ? Int.random(in: 0..<5, using: &generator) : Int.random(in: 0..<7, using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .int(Int.random(in: -1_000_000...1_000_000, using: &generator))
+            case 3: return .double(Double.random(in: -1e6...1e6, using: &generator))
+            case 4: return .string(String((0..<8).map { _ in Character(Unicode.Scalar(UInt8.random(in: 1...126, using: &generator))) }))
+            case 5: return .array((0..<3).map { _ in tree(depth + 1) })
+            default: return .object(Dictionary(uniqueKeysWithValues: (0..<3).map { ("k\($0)", tree(depth + 1)) }))
+            }
+        }
+        for _ in 0..<200 {
+            let value = tree(0)
+            #expect(try JSONValueParser.parse(JSONValueWriter.bytes(value)) == Self.viaDecoder(String(decoding: JSONValueWriter.bytes(value), as: UTF8.self)))
+        }
+    }
+}
