@@ -55,6 +55,8 @@ struct MQTTClientState {
     /// Ends the back-off sleep at graceful shutdown.
     var backoffWake: AsyncStream<Void>.Continuation?
     var connected = false
+    /// This connection's DISCONNECT is sent: the broker closing the socket now is the end we asked for.
+    var disconnectSent = false
     var lastSent = ContinuousClock.now
     var pingSentAt: ContinuousClock.Instant?
 

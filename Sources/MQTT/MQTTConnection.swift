@@ -42,6 +42,7 @@ struct MQTTConnection: Sendable {
                 s.writer = writer
                 s.wakePending = false
                 s.connected = false
+                s.disconnectSent = false
                 s.pingSentAt = nil
                 s.lastSent = .now
             }
@@ -96,6 +97,7 @@ struct MQTTConnection: Sendable {
                 throw MQTTError(.protocolViolation, "the broker sent a \(packet.kind) packet")
             }
         }
+        if client.state.withLock({ $0.disconnectSent }) { return }
         throw MQTTError(.connection, "the broker closed the connection")
     }
 
@@ -119,7 +121,7 @@ struct MQTTConnection: Sendable {
                 }
                 client.logger.info("MQTT connected", metadata: ["broker": "\(settings.host):\(settings.port)"])
                 if shuttingDown {
-                    try await outbound.write(.disconnect)
+                    try await disconnect(outbound)
                     return
                 }
             case .ping:
@@ -127,13 +129,18 @@ struct MQTTConnection: Sendable {
             case .shutdown:
                 guard connected else { return }
                 try await drain(outbound)
-                try await outbound.write(.disconnect)
+                try await disconnect(outbound)
                 return
             case .wake:
                 break
             }
             if connected { try await drain(outbound) }
         }
+    }
+
+    private func disconnect(_ outbound: NIOAsyncChannelOutboundWriter<MQTTPacket>) async throws {
+        client.state.withLock { $0.disconnectSent = true }
+        try await outbound.write(.disconnect)
     }
 
     /// Writes subscriptions not yet made and the queue, in batches, until nothing is left to send now.

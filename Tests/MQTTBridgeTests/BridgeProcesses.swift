@@ -38,10 +38,11 @@ final class BridgeProcesses: @unchecked Sendable {  // set up once; processes on
     }
 
     /// `heartd-mqtt check` with extra `--set` overrides; its exit status.
-    func check(_ settings: [String] = []) throws -> Int32 {
+    /// `heartd-mqtt check`'s exit status and what it printed.
+    func check(_ settings: [String] = []) throws -> (status: Int32, output: String) {
         var arguments = ["check", "--config", configPath, "--log-target", "stderr"]
         for s in settings { arguments += ["--set", s] }
-        return PostgresServer.run(try BuiltProducts.path("heartd-mqtt"), arguments).status
+        return PostgresServer.run(try BuiltProducts.path("heartd-mqtt"), arguments)
     }
 
     func signalBridge(_ signal: Int32) {

@@ -111,14 +111,17 @@ import Glibc
         let broker = try MosquittoBroker()
         let processes = try BridgeProcesses(broker: broker)
         try "wrong\n".write(toFile: processes.dir + "/wrong-password", atomically: true, encoding: .utf8)
-        #expect(try processes.check() == 0)
-        #expect(try processes.check(["mqtt.password_file=\"\(processes.dir)/wrong-password\""]) == 3)
-        #expect(try processes.check(["mqtt.port=\(PostgresServer.freePort())"]) == 2)
+        func expectCheck(_ settings: [String] = [], exits status: Int32) throws {
+            let run = try processes.check(settings)
+            #expect(run.status == status, "\(settings): \(run.output)")
+        }
+        try expectCheck(exits: 0)
+        try expectCheck(["mqtt.password_file=\"\(processes.dir)/wrong-password\""], exits: 3)
+        try expectCheck(["mqtt.port=\(PostgresServer.freePort())"], exits: 2)
         let tls = ["mqtt.port=\(broker.tlsPort)", "mqtt.tls_server_name=\"localhost\""]
-        #expect(try processes.check(tls + ["mqtt.ca_file=\"\(broker.caFile)\""]) == 0)
-        #expect(try processes.check(tls + ["mqtt.ca_file=\"\(broker.otherCAFile)\""]) == 4)
-        #expect(try processes.check(["mqtt.port=\(broker.tlsPort)", "mqtt.tls_server_name=\"broker.example\"",
-                                     "mqtt.ca_file=\"\(broker.caFile)\""]) == 4)
-        #expect(try processes.check(["mqtt.base_topic=\"a/#\""]) == 64)
+        try expectCheck(tls + ["mqtt.ca_file=\"\(broker.caFile)\""], exits: 0)
+        try expectCheck(tls + ["mqtt.ca_file=\"\(broker.otherCAFile)\""], exits: 4)
+        try expectCheck(["mqtt.port=\(broker.tlsPort)", "mqtt.tls_server_name=\"broker.example\"", "mqtt.ca_file=\"\(broker.caFile)\""], exits: 4)
+        try expectCheck(["mqtt.base_topic=\"a/#\""], exits: 64)
     }
 }
