@@ -27,7 +27,7 @@ import Testing
     static let sample = Sample(
         text: "a \"quote\", a \\ backslash, a / slash, \n\t\r\u{08}\u{0C}\u{01}\u{1F} é ✓ 🫀 \u{2028}",
         absent: nil, present: 4, whole: 3, fraction: 0.1, tiny: 1e-7, huge: 1.5e300, kind: .two,
-        list: [Inner(n: -3, f: 0.1, u: .max), Inner(n: 7, f: 2, u: 5)],
+        list: [Inner(n: -3, f: 0.1, u: UInt64(Int.max)), Inner(n: 7, f: 2, u: 5)],
         map: ["b": [true], "a": [], "B": [false, true], "é": [], "a10": [], "a2": [], "_": []],
         date: Date(timeIntervalSince1970: 1_700_000_000.125), url: URL(string: "https://example.org/a?b=c")!,
         data: Data([0, 1, 2, 250]), id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
@@ -49,6 +49,7 @@ import Testing
         #expect(try JSONValueEncoder().encode(Self.sample) == Self.viaText(Self.sample, dates: false))
         #expect(try JSONValueEncoder().encode([1.0, 2.5]) == Self.viaText([1.0, 2.5], dates: false))
         #expect(try JSONValueEncoder().encode("plain") == .string("plain"))
+        #expect(try JSONValueEncoder().encode(UInt64.max) == Self.viaText(UInt64.max, dates: false))
         #expect(try JSONValueEncoder().encode(["k": Optional<Int>.none]) == Self.viaText(["k": Optional<Int>.none], dates: false))
     }
 
@@ -128,5 +129,46 @@ import Testing
             let value = tree(0)
             #expect(try JSONValueParser.parse(JSONValueWriter.bytes(value)) == Self.viaDecoder(String(decoding: JSONValueWriter.bytes(value), as: UTF8.self)))
         }
+    }
+}
+
+/// `JSONValueDecoder` decodes what `JSONDecoder` decoded from the same value's text, and refuses what it refused.
+@Suite struct JSONValueDecoderTests {
+    typealias Sample = JSONValueEncoderTests.Sample
+
+    static let dates = JSONValueDecoder(date: { value, path in
+        guard case .string(let text) = value, text.hasPrefix("at "), let seconds = Double(text.dropFirst(3)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "not a date"))
+        }
+        return Date(timeIntervalSince1970: seconds)
+    })
+
+    static func tree(_ text: String) throws -> JSONValue { try JSONValueParser.parse(Array(text.utf8)) }
+
+    @Test func decodesWhatItsEncoderWrote() throws {
+        let encoder = JSONValueEncoder(date: { .string("at \($0.timeIntervalSince1970)") })
+        let tree = try encoder.encode(JSONValueEncoderTests.sample)
+        #expect(try Self.dates.decode(Sample.self, from: tree) == JSONValueEncoderTests.sample)
+        #expect(try JSONValueDecoder().decode(Sample.self, from: JSONValueEncoder().encode(JSONValueEncoderTests.sample))
+            == JSONValueEncoderTests.sample)
+        #expect(try JSONValueDecoder().decode(JSONValue.self, from: tree) == tree)
+        #expect(try JSONValueDecoder().decode([String: Int?].self, from: Self.tree(#"{"a":null,"b":2}"#)) == ["a": nil, "b": 2])
+        #expect(try JSONValueDecoder().decode([Double].self, from: Self.tree("[1, 2.5, 1e2]")) == [1, 2.5, 100])
+        #expect(try JSONValueDecoder().decode(UInt8.self, from: .double(7)) == 7)
+    }
+
+    struct Needs: Decodable { var n: Int; var s: String? }
+
+    @Test func refusesWhatJSONDecoderRefused() throws {
+        let cases = [#"{"s":"x"}"#, #"{"n":"1"}"#, #"{"n":1.5}"#, #"{"n":1e30}"#, "[1]", #"{"n":1,"s":2}"#]
+        for text in cases {
+            #expect(throws: DecodingError.self, "\(text)") { try JSONValueDecoder().decode(Needs.self, from: Self.tree(text)) }
+            #expect(throws: DecodingError.self, "\(text)") { try JSONDecoder().decode(Needs.self, from: Data(text.utf8)) }
+        }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(UInt8.self, from: .int(300)) }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([Int].self, from: .object([:])) }
+        #expect(throws: DecodingError.self) { try Self.dates.decode(Date.self, from: .string("yesterday")) }
+        let partial = try JSONValueDecoder().decode(Needs.self, from: Self.tree(#"{"n":3,"s":null,"extra":[]}"#))
+        #expect(partial.n == 3 && partial.s == nil)
     }
 }

@@ -18,14 +18,16 @@ public enum JSONBridge {
 
     /// The typed value of a result; throws `DecodingError` when the JSON does not have the type's shape.
     public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = ExportDates.parse(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
-            }
-            return date
-        }
-        return try decoder.decode(type, from: JSONEncoder().encode(value))
+        try decoder.decode(type, from: value)
     }
+
+    private static let decoder = JSONValueDecoder(date: { value, codingPath in
+        guard case .string(let text) = value else {
+            throw DecodingError.typeMismatch(Date.self, .init(codingPath: codingPath, debugDescription: "a date must be a string"))
+        }
+        guard let date = ExportDates.parse(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+        }
+        return date
+    })
 }
