@@ -1,7 +1,7 @@
 import Control
 import Foundation
 import HealthModel
-import HeartQueries
+@testable import HeartQueries
 import Testing
 
 /// `WatchMessage(line:)`, which LiveFeed decodes every `watch` line with: the same message as the `ControlEvent`
@@ -16,6 +16,8 @@ import Testing
         .beats(.init(device: "A0:9E:1A:00:00:02", beats: [.init(time: at, gap: true), .init(time: at.addingTimeInterval(0.875), gap: false)])),
         .battery(.init(device: "A0:9E:1A:00:00:02", at: at, percent: 80)),
         .contact(.init(device: "A0:9E:1A:00:00:02", at: at, detected: false)),
+        .dfaAlpha1(.init(device: "A0:9E:1A:00:00:02", at: at, alpha1: 0.75, state: .measured, intervals: 120, artifactPercent: 1.5, windowFull: true)),
+        .dfaAlpha1(.init(device: "A0:9E:1A:00:00:02", at: at, alpha1: nil, state: .tooFewIntervals, intervals: 12, artifactPercent: 0, windowFull: false)),
         .sessionEnded(.init(session: UUID(), end: at)),
         .peopleChanged(.init(at: at)),
     ]
@@ -51,5 +53,21 @@ extension WatchLineTests {
         #expect(throws: WatchMessageError.self) {
             try WatchMessage(line: Array(#"{"event":"heart-rate","device":"A","at":"2026-05-28T20:26:40.125Z","bpm":71.5}"#.utf8))
         }
+    }
+}
+
+extension WatchLineTests {
+    /// heartd's date form read by arithmetic is the date `ExportDates` reads, to the millisecond, across years,
+    /// leap days and month ends.
+    @Test func datesReadByArithmeticAreExportDatesOwn() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let date = Date(timeIntervalSince1970: Double(Int64.random(in: 0...4_102_444_800_000, using: &generator)) / 1000)
+            let text = ExportDates.iso(date)
+            let read = try #require(WatchLineScanner.utcMilliseconds(text), "\(text)")
+            let expected = try #require(ExportDates.parse(text))
+            #expect(abs(read.timeIntervalSince(expected)) < 0.000_5, "\(text)")
+        }
+        #expect(WatchLineScanner.utcMilliseconds("2026-02-29T00:00:00.000+01") == nil)
     }
 }

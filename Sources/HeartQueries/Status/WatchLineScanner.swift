@@ -1,12 +1,13 @@
 import Control
 import Foundation
 
-/// A small JSON reader for the two `watch` events sent with every notification (`heart-rate`, `beats`): the line
-/// read into a `JSONValue` in one pass over its bytes, then the payload taken from it. `WatchMessage(line:)` uses it
-/// first and falls back to `JSONDecoder` for every other event and for anything this reader does not take (a
-/// field missing or of another type: the decoder then says what is wrong). `WatchLineTests` holds both paths equal.
+/// A small JSON reader for the `watch` events sent with every notification (`heart-rate`, `beats`, `dfa-alpha1`):
+/// the line read into a `JSONValue` in one pass over its bytes, then the payload taken from it (dates in heartd's
+/// one format read by arithmetic). `WatchMessage(line:)` uses it first and falls back to `JSONDecoder` for every
+/// other event and for anything this reader does not take (a field missing or of another type: the decoder then
+/// says what is wrong). `WatchLineTests` holds both paths equal.
 enum WatchLineScanner {
-    /// The heart-rate or beats message of the line; nil for anything else.
+    /// The heart-rate, beats or DFA α1 message of the line; nil for anything else.
     static func hotMessage(_ line: [UInt8]) -> WatchMessage? {
         var scanner = Scanner(bytes: line)
         guard case .object(let members)? = try? scanner.value(), scanner.atEnd,
@@ -25,12 +26,60 @@ enum WatchLineScanner {
                 beats.append(.init(time: time, gap: gap))
             }
             return .beats(.init(device: device, beats: beats))
+        case .dfaAlpha1:
+            typealias Key = WatchPayload.DFAAlpha1.CodingKeys
+            let alpha1 = members[Key.alpha1.stringValue]
+            guard let at = date(members["at"]), let stateName = members[Key.state.stringValue]?.stringValue,
+                  let state = DFAAlpha1State(rawValue: stateName), case .int(let intervals)? = members[Key.intervals.stringValue],
+                  let artifacts = double(members[Key.artifactPercent.stringValue]),
+                  case .bool(let windowFull)? = members[Key.windowFull.stringValue],
+                  alpha1 == nil || alpha1 == .null || double(alpha1) != nil else { return nil }
+            return .dfaAlpha1(.init(device: device, at: at, alpha1: double(alpha1), state: state, intervals: intervals,
+                                    artifactPercent: artifacts, windowFull: windowFull))
         default:
             return nil
         }
     }
 
-    private static func date(_ value: JSONValue?) -> Date? { value?.stringValue.flatMap(ExportDates.parse) }
+    private static func date(_ value: JSONValue?) -> Date? {
+        guard let text = value?.stringValue else { return nil }
+        return utcMilliseconds(text) ?? ExportDates.parse(text)
+    }
+
+    /// `ExportDates.iso`'s own form, `2026-05-28T20:26:40.125Z`, by arithmetic (days from the civil date); nil for
+    /// any other form.
+    static func utcMilliseconds(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        guard b.count == 24, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func digits(_ from: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in from..<from + count {
+                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(b[i] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+              let minute = digits(14, 2), let second = digits(17, 2), let millisecond = digits(20, 3),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let days = era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: Double(seconds) + Double(millisecond) / 1_000)
+    }
+
+    private static func double(_ value: JSONValue?) -> Double? {
+        switch value {
+        case .int(let int)?: Double(int)
+        case .double(let double)?: double
+        default: nil
+        }
+    }
 
     private struct Malformed: Error {}
 
