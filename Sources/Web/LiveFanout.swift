@@ -42,7 +42,7 @@ public final class LiveFanout: Service, Sendable {
     }
 
     public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(),
-                window: Duration = .milliseconds(50), logger: Logger) {
+                window: Duration = .milliseconds(100), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
         self.people = people
@@ -59,7 +59,20 @@ public final class LiveFanout: Service, Sendable {
     public func run() async throws {
         let updates = source.updates(buffer: 4096)
         state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
-        // The first update of a window wakes the sender, which waits out the window and sends what gathered.
+        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every update
+        // with the shutdown signal (a task hop per update).
+        await cancelWhenGracefulShutdown { await self.fanOut(updates) }
+        let clients = state.withLock { state in
+            state.finished = true
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
+        for client in clients { client.sink.finish() }
+    }
+
+    /// Gathers each window's messages and sends them: the first update of a window wakes the sender, which waits
+    /// out the window and hands over what gathered.
+    private func fanOut(_ updates: AsyncStream<LiveUpdate>) async {
         let (windows, opened) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
@@ -71,7 +84,7 @@ public final class LiveFanout: Service, Sendable {
                     })
                 }
             }
-            for await update in updates.cancelOnGracefulShutdown() {
+            for await update in updates {
                 let messages = messages(for: update)  // always: it keeps the session list for the next difference
                 // Encoded only if some browser's filter admits it (most want no beats).
                 let filters = state.withLock { $0.clients.values.map(\.filter) }
@@ -85,12 +98,6 @@ public final class LiveFanout: Service, Sendable {
             }
             opened.finish()
         }
-        let clients = state.withLock { state in
-            state.finished = true
-            defer { state.clients = [:] }
-            return Array(state.clients.values)
-        }
-        for client in clients { client.sink.finish() }
     }
 
     /// Registers a browser read through an `AsyncStream` (Server-Sent Events, tests): its queue starts with the
