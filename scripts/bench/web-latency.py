@@ -20,6 +20,8 @@ same 2 cores does not stand in for the service's latency.
 - Memory: heartd-web's and heartd's resident and peak resident memory at the end.
 - The room page: its weight (the document and every resource it loads, as transferred, from the Resource Timing
   API) and its first paint / first contentful paint (Paint Timing), from the first window.
+`--browsers 0`: heartd-web following heartd with no page open (its CPU and memory only: what the fan-out adds is the
+difference to a run with pages).
 Prints a table with each figure beside its target (issue 28: p99 ≤ 250 ms, page < 150 KB, web CPU ≤ heartd's);
 exit status 1 when a target is missed, 2 when the run itself failed.
 """
