@@ -55,6 +55,8 @@ public final class LiveFanout: Service, Sendable {
     public var clientCount: Int { state.withLock { $0.clients.count } }
     /// Browsers dropped for reading too slowly since start.
     public var droppedCount: Int { state.withLock { $0.dropped } }
+    /// Messages gathered in the current window, not sent yet.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
 
     public func run() async throws {
         let updates = source.updates(buffer: 4096)
@@ -78,10 +80,7 @@ public final class LiveFanout: Service, Sendable {
             group.addTask { [self] in
                 for await _ in windows {
                     if window > .zero { try? await Task.sleep(for: window) }
-                    broadcast(state.withLock { state in
-                        defer { state.pending = [] }
-                        return state.pending
-                    })
+                    broadcast()
                 }
             }
             for await update in updates {
@@ -182,13 +181,17 @@ public final class LiveFanout: Service, Sendable {
         }
     }
 
-    /// Hands a window's messages to every browser whose filter admits them; drops those too far behind.
-    private func broadcast(_ frames: [(LiveMessage, ByteBuffer)]) {
-        guard !frames.isEmpty else { return }
-        let clients = state.withLock { state in
-            defer { for id in state.clients.keys { state.clients[id]?.skip = 0 } }
-            return Array(state.clients)
+    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind.
+    private func broadcast() {
+        // The messages and the browsers at one instant: a browser's `skip` counts these very messages.
+        let (frames, clients) = state.withLock { state in
+            defer {
+                state.pending = []
+                for id in state.clients.keys { state.clients[id]?.skip = 0 }
+            }
+            return (state.pending, Array(state.clients))
         }
+        guard !frames.isEmpty else { return }
         for (id, client) in clients {
             let admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
             guard !admitted.isEmpty, client.sink.send(admitted) == .behind else { continue }

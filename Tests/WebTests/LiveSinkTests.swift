@@ -32,6 +32,24 @@ import Web
         #expect(await eventually { flushes.count == 2 && sink.waitingCount == 0 })
     }
 
+    /// A browser that connects while a window gathers gets its snapshot and then only what came after it.
+    @Test func aBrowserJoiningMidWindowGetsNothingOlderThanItsSnapshot() async throws {
+        let fixture = WebFixture(devices: [WebFixture.device("AA:00:00:00:00:01")], window: .milliseconds(300))
+        let run = Task { try await fixture.fanout.run() }
+        defer { run.cancel() }
+        #expect(await eventually { fixture.source.subscribers == 1 })
+        var early = fixture.fanout.subscribe(drop: {}).map { String(buffer: $0) }.makeAsyncIterator()
+        _ = await early.next()
+        fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: 101)))
+        #expect(await eventually { fixture.fanout.pendingCount == 1 })
+        var late = fixture.fanout.subscribe(drop: {}).map { String(buffer: $0) }.makeAsyncIterator()
+        #expect(try #require(await late.next()).contains(#""bpm":101"#))  // the snapshot
+        fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: 102)))
+        #expect(try #require(await early.next()).contains(#""bpm":101"#))
+        #expect(try #require(await early.next()).contains(#""bpm":102"#))
+        #expect(try #require(await late.next()).contains(#""bpm":102"#))
+    }
+
     @Test func aWebSocketWhoseSocketTakesNothingIsDroppedAtItsBound() async throws {
         let fixture = WebFixture(clientBuffer: 16, window: .zero)
         let run = Task { try await fixture.fanout.run() }
