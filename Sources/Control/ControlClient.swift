@@ -43,16 +43,28 @@ public final class ControlClient: @unchecked Sendable {
     /// the server ends it, throws ``ControlSocketError`` `.closed` if the server drops the client,
     /// and closes the connection when the consumer stops iterating.
     public func watch(_ method: String, params: [String: JSONValue] = [:]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        try await follow(method, params) { line in
+            (try? JSONLine.decode(JSONValue.self, from: line)).flatMap(ControlEvent.init(json:))
+        }
+    }
+
+    /// `watch`, with each event's line as it came (no newline), for a client that decodes it straight into its own
+    /// type: one decoding instead of `JSONValue` first (LiveFeed, which follows every notification).
+    public func watchLines(_ method: String, params: [String: JSONValue] = [:]) async throws -> AsyncThrowingStream<[UInt8], any Error> {
+        try await follow(method, params) { $0 }
+    }
+
+    private func follow<Element: Sendable>(_ method: String, _ params: [String: JSONValue],
+                                           _ element: @escaping @Sendable ([UInt8]) -> Element?) async throws -> AsyncThrowingStream<Element, any Error> {
         let response = try await send(method, params: params)
         if let error = response.error { throw error }
-        let (stream, continuation) = AsyncThrowingStream<ControlEvent, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         continuation.onTermination = { _ in self.close() }
         queue.async { [self] in
             while true {
                 do {
                     let line = try socket.readLine(timeout: nil)
-                    guard let value = try? JSONLine.decode(JSONValue.self, from: line) else { continue }
-                    if let event = ControlEvent(json: value) { continuation.yield(event) }
+                    if let value = element(line) { continuation.yield(value) }
                 } catch {
                     continuation.finish(throwing: error)
                     return

@@ -78,20 +78,21 @@ public final class LiveFeed: Service, Sendable {
             watcher.close()
             caller.close()
         }
-        let events = try await watcher.stream(WatchCall.self, WatchCall.Params())
+        let events = try await watcher.streamLines(WatchCall.self, WatchCall.Params())
         let status = try await caller.call(StatusCall.self)
         publish { $0.apply(status: status, now: Date()) }
         logger.info("following heartd", metadata: ["socket": "\(settings.socketPath)", "version": "\(status.version)"])
         connected()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                for try await event in events {
+                // Each line decoded once, straight into its typed event (`WatchMessage(line:)`).
+                for try await line in events {
                     do {
-                        guard let message = try WatchMessage(knownEvent: event) else { continue }
+                        guard let message = try WatchMessage(line: line) else { continue }
                         publish { $0.apply(message, now: Date()) }
                     } catch {
                         logger.warning("heartd sent an event this client cannot read; skipped",
-                                       metadata: ["event": "\(event.name)", "error": "\(error)"])
+                                       metadata: ["line": "\(String(decoding: line.prefix(200), as: UTF8.self))", "error": "\(error)"])
                     }
                 }
             }

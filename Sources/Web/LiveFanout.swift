@@ -7,13 +7,18 @@ import ServiceLifecycle
 import Synchronization
 
 /// One subscription to the live feed, shared by every browser: each update is turned into JSON once (one buffer,
-/// shared) and handed to each browser's own bounded queue without waiting, if the browser's `LiveFilter` admits it. A browser whose queue is full is dropped (its connection
-/// closed): a slow or stuck browser costs at most `clientBuffer` messages here, and nothing in heartd.
+/// shared) and handed to each browser's `LiveSink` without waiting, if the browser's `LiveFilter` admits it. Updates
+/// are gathered for `window` after the first (32 sensors' staggered notifications make a few messages per window) and
+/// handed over together: one hand-over, one write and one flush per browser per window instead of per message. A
+/// browser whose sink is `clientBuffer` messages behind is dropped (its connection closed): a slow or stuck browser
+/// costs at most `clientBuffer` messages here, and nothing in heartd.
 public final class LiveFanout: Service, Sendable {
     public let source: any LiveSource
     public let hrmax: HRMaxTable
     public let clientBuffer: Int
     public let people: EffortPeople
+    /// How long updates are gathered before they go out (zero: each at once).
+    public let window: Duration
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -25,19 +30,24 @@ public final class LiveFanout: Service, Sendable {
         var dropped = 0
         /// Each sensor's effort since the session started (`EffortTally`), by address.
         var tallies: [String: EffortTally] = [:]
+        /// The messages gathered in this window, in order.
+        var pending: [(LiveMessage, ByteBuffer)] = []
     }
 
     private struct Client {
         let filter: LiveFilter
-        let continuation: AsyncStream<ByteBuffer>.Continuation
-        let drop: @Sendable () -> Void
+        let sink: any LiveSink
+        /// The pending messages that predate its snapshot (it is not sent them).
+        var skip: Int
     }
 
-    public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(), logger: Logger) {
+    public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(),
+                window: Duration = .milliseconds(100), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
         self.people = people
         self.clientBuffer = clientBuffer
+        self.window = window
         self.logger = logger
     }
 
@@ -45,39 +55,79 @@ public final class LiveFanout: Service, Sendable {
     public var clientCount: Int { state.withLock { $0.clients.count } }
     /// Browsers dropped for reading too slowly since start.
     public var droppedCount: Int { state.withLock { $0.dropped } }
+    /// Messages gathered in the current window, not sent yet.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
 
     public func run() async throws {
         let updates = source.updates(buffer: 4096)
         state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
-        for await update in updates.cancelOnGracefulShutdown() {
-            let messages = messages(for: update)  // always: it keeps the session list for the next difference
-            if clientCount > 0 { broadcast(messages.map { ($0, $0.frame()) }) }
-        }
+        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every update
+        // with the shutdown signal (a task hop per update).
+        await cancelWhenGracefulShutdown { await self.fanOut(updates) }
         let clients = state.withLock { state in
             state.finished = true
             defer { state.clients = [:] }
             return Array(state.clients.values)
         }
-        for client in clients { client.continuation.finish() }
+        for client in clients { client.sink.finish() }
     }
 
-    /// Registers a browser: its queue starts with the current snapshot (of the filter's device only, if it names
-    /// one). `drop` closes its connection when it falls `clientBuffer` messages behind.
+    /// Gathers each window's messages and sends them: the first update of a window wakes the sender, which waits
+    /// out the window and hands over what gathered.
+    private func fanOut(_ updates: AsyncStream<LiveUpdate>) async {
+        let (windows, opened) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await _ in windows {
+                    if window > .zero { try? await Task.sleep(for: window) }
+                    broadcast()
+                }
+            }
+            for await update in updates {
+                let messages = messages(for: update)  // always: it keeps the session list for the next difference
+                // Encoded only if some browser's filter admits it (most want no beats).
+                let filters = state.withLock { $0.clients.values.map(\.filter) }
+                let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
+                guard !frames.isEmpty else { continue }
+                let first = state.withLock { state in
+                    defer { state.pending += frames }
+                    return state.pending.isEmpty
+                }
+                if first { opened.yield() }
+            }
+            opened.finish()
+        }
+    }
+
+    /// Registers a browser read through an `AsyncStream` (Server-Sent Events, tests): its queue starts with the
+    /// current snapshot (of the filter's device only, if it names one). `drop` closes its connection when it falls
+    /// `clientBuffer` messages behind.
     public func subscribe(_ filter: LiveFilter = .everything, drop: @escaping @Sendable () -> Void) -> AsyncStream<ByteBuffer> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(clientBuffer))
+        let (stream, sink) = StreamSink.make(limit: clientBuffer, drop: drop)
+        guard let id = subscribe(filter, sink: sink) else {
+            sink.continuation.finish()
+            return stream
+        }
+        sink.continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return stream
+    }
+
+    /// Registers a browser's sink and sends it the current snapshot (of the filter's device only, if it names one);
+    /// nil once the service has stopped. `unsubscribe` with the id when its connection ends.
+    public func subscribe(_ filter: LiveFilter = .everything, sink: any LiveSink) -> Int? {
         let id: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             state.nextID += 1
-            state.clients[state.nextID] = Client(filter: filter, continuation: continuation, drop: drop)
+            state.clients[state.nextID] = Client(filter: filter, sink: sink, skip: state.pending.count)
             return state.nextID
         }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in self?.remove(id) }
-        continuation.yield(snapshotMessage(device: filter.device).frame())
-        return stream
+        if id != nil { _ = sink.send([snapshotMessage(device: filter.device).frame()]) }
+        return id
+    }
+
+    /// Forgets a browser (its connection ended).
+    public func unsubscribe(_ id: Int) {
+        _ = state.withLock { $0.clients.removeValue(forKey: id) }
     }
 
     /// The whole picture now (or one device's), as the first message of every browser and `/api/devices`.
@@ -131,23 +181,26 @@ public final class LiveFanout: Service, Sendable {
         }
     }
 
-    private func broadcast(_ frames: [(LiveMessage, ByteBuffer)]) {
-        guard !frames.isEmpty else { return }
-        let clients = state.withLock { Array($0.clients) }
-        for (id, client) in clients {
-            for (message, frame) in frames where client.filter.admits(message) {
-                if case .dropped = client.continuation.yield(frame) {
-                    logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
-                    state.withLock { $0.dropped += 1 }
-                    client.continuation.finish()
-                    client.drop()
-                    break
-                }
+    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind.
+    private func broadcast() {
+        // The messages and the browsers at one instant: a browser's `skip` counts these very messages.
+        let (frames, clients) = state.withLock { state in
+            defer {
+                state.pending = []
+                for id in state.clients.keys { state.clients[id]?.skip = 0 }
             }
+            return (state.pending, Array(state.clients))
         }
-    }
-
-    private func remove(_ id: Int) {
-        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+        guard !frames.isEmpty else { return }
+        for (id, client) in clients {
+            let admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
+            guard !admitted.isEmpty, client.sink.send(admitted) == .behind else { continue }
+            logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
+            state.withLock { state in
+                state.dropped += 1
+                state.clients[id] = nil
+            }
+            client.sink.drop()
+        }
     }
 }

@@ -32,8 +32,12 @@ public enum LiveMessage: Sendable, Hashable {
     }
 
     /// The message as one line of JSON in a buffer: encoded once, shared by every client (a `ByteBuffer` is
-    /// copy-on-write, so no client copies it).
-    public func frame() -> ByteBuffer { ByteBuffer(string: json()) }
+    /// copy-on-write, so no client copies it). A `device` message, one per notification, is written by hand
+    /// (`DeviceFrame`: the same JSON as `json()`).
+    public func frame() -> ByteBuffer {
+        if case .device(let device) = self { return DeviceFrame(device).buffer }
+        return ByteBuffer(string: json())
+    }
 
     /// The message as one line of JSON.
     public func json() -> String {

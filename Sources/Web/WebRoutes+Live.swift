@@ -14,19 +14,14 @@ extension WebApplication {
             _ = try access.require(.viewer, request)
             _ = try LiveFilter(query: Self.query(request))
             return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
+        }, onUpgrade: { inbound, _, context in
+            // The fan-out writes this browser's frames on its channel itself (`WebSocketSink`): no task per page.
             let channel = context.requestContext.channel
             let filter = (try? LiveFilter(query: Self.query(context.request))) ?? LiveFilter()
-            let messages = fanout.subscribe(filter, drop: { channel.close(promise: nil) })
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                // Client frames are read and ignored (pings are answered below us); the loop ends when it closes.
-                group.addTask { for try await _ in inbound {} }
-                group.addTask {
-                    for await frame in messages { try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame))) }
-                }
-                _ = try await group.next()
-                group.cancelAll()
-            }
+            guard let id = fanout.subscribe(filter, sink: WebSocketSink(channel: channel, limit: fanout.clientBuffer)) else { return }
+            defer { fanout.unsubscribe(id) }
+            // Client frames are read and ignored (pings are answered below us); the loop ends when it closes.
+            for try await _ in inbound {}
         })
         router.get("/api/events") { request, context -> Response in
             _ = try access.require(.viewer, request)

@@ -84,7 +84,7 @@ import Web
     }
 
     @Test func aBrowserThatDoesNotReadIsDroppedAtItsBound() async throws {
-        let fixture = WebFixture(clientBuffer: 16)
+        let fixture = WebFixture(clientBuffer: 16, window: .zero)
         let run = Task { try await fixture.fanout.run() }
         defer { run.cancel() }
         #expect(await eventually { fixture.source.subscribers == 1 })

@@ -20,6 +20,8 @@ same 2 cores does not stand in for the service's latency.
 - Memory: heartd-web's and heartd's resident and peak resident memory at the end.
 - The room page: its weight (the document and every resource it loads, as transferred, from the Resource Timing
   API) and its first paint / first contentful paint (Paint Timing), from the first window.
+`--browsers 0`: heartd-web following heartd with no page open (its CPU and memory only: what the fan-out adds is the
+difference to a run with pages).
 Prints a table with each figure beside its target (issue 28: p99 ≤ 250 ms, page < 150 KB, web CPU ≤ heartd's);
 exit status 1 when a target is missed, 2 when the run itself failed.
 """
@@ -145,7 +147,7 @@ def main():
         if not gw.wait_subscribed():
             return 2
         drivers, pages = open_windows(url, args.browsers, args.instances, args.open)
-        figures = page_figures(*pages[0])
+        figures = page_figures(*pages[0]) if pages else None  # --browsers 0: what following heartd alone costs
 
         sent = {a: {} for a in addresses}  # address → bpm → [send times]
         period = 1.0 / args.rate
@@ -211,17 +213,17 @@ def main():
     updates_window = args.seconds
     heartd_ms = (cpu1[0] - cpu0[0]) / 1e6 / elapsed
     web_ms = (cpu1[1] - cpu0[1]) / 1e6 / elapsed
-    per_browser = statistics.median(updates) / updates_window
+    per_browser = statistics.median(updates) / updates_window if updates else 0.0
     notifications = args.sensors * args.rate
-    weight = figures["document"] + sum(size for _, size in figures["resources"])
+    weight = figures["document"] + sum(size for _, size in figures["resources"]) if figures else 0
     p99 = percentile(from_heartd, 99) if from_heartd else float("inf")
     result = {
         "sensors": args.sensors, "rate": args.rate, "browsers": len(pages), "instances": args.instances, "seconds": elapsed,
         "received": len(from_heartd), "expected": args.sensors * args.rate * args.seconds * len(pages),
-        "latency_heartd_ms": {"median": statistics.median(from_heartd), "p99": p99, "max": max(from_heartd)},
-        "latency_fake_ms": {"median": statistics.median(from_fake), "p99": percentile(from_fake, 99), "max": max(from_fake)},
+        "latency_heartd_ms": {"median": statistics.median(from_heartd), "p99": p99, "max": max(from_heartd)} if from_heartd else None,
+        "latency_fake_ms": {"median": statistics.median(from_fake), "p99": percentile(from_fake, 99), "max": max(from_fake)} if from_fake else None,
         "heartd_cpu_ms_per_s": heartd_ms, "web_cpu_ms_per_s": web_ms, "updates_per_s": per_browser,
-        "web_cpu_us_per_update": web_ms * 1e3 / per_browser, "web_cpu_us_per_notification": web_ms * 1e3 / notifications,
+        "web_cpu_us_per_update": web_ms * 1e3 / per_browser if per_browser else None, "web_cpu_us_per_notification": web_ms * 1e3 / notifications,
         "web_rss_mb": web_rss, "web_peak_mb": web_peak, "heartd_rss_mb": heartd_rss, "heartd_peak_mb": heartd_peak,
         "page_bytes": weight, "page": figures, "load": os.getloadavg(),
         "slowest": sorted(slowest, reverse=True)[:40],
@@ -229,6 +231,14 @@ def main():
     if args.json:
         with open(args.json, "w") as out:
             json.dump(result, out, indent=1)
+    if not pages:  # following heartd with no browser: only the CPU and memory figures mean anything
+        print("| %d sensors × %g/s, no browser, %.0f s, load %.1f | figure |" % (args.sensors, args.rate, elapsed, result["load"][0]))
+        print("|---|---:|")
+        for label, figure in (("heartd-web CPU", "%.2f ms/s" % web_ms), ("heartd CPU (same run)", "%.2f ms/s" % heartd_ms),
+                              ("heartd-web CPU per notification", "%.0f µs" % result["web_cpu_us_per_notification"]),
+                              ("heartd-web memory, resident / peak", "%.1f / %.1f MB" % (web_rss, web_peak))):
+            print("| %s | %s |" % (label, figure))
+        return 0
     lat, fake = result["latency_heartd_ms"], result["latency_fake_ms"]
     rows = [
         ("notification (heartd's arrival stamp) → browser, median", "%.1f ms" % lat["median"], ""),

@@ -75,4 +75,9 @@ extension ControlClient {
     public func stream<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> AsyncThrowingStream<ControlEvent, any Error> {
         try await watch(C.method.rawValue, params: JSONBridge.params(params))
     }
+
+    /// `stream`, each event as its line (`watchLines(_:params:)`), for a client that decodes it itself.
+    public func streamLines<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> AsyncThrowingStream<[UInt8], any Error> {
+        try await watchLines(C.method.rawValue, params: JSONBridge.params(params))
+    }
 }

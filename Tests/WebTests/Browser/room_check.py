@@ -189,7 +189,9 @@ class EvilPage(http.server.BaseHTTPRequestHandler):
 def check_crosssite(driver, args):
     login(driver, args)
     EvilPage.target = args.url
-    server = http.server.HTTPServer(("127.0.0.1", 0), EvilPage)
+    # Threaded: Chromium opens a spare connection it sends nothing on (and closes only after a minute); a one-thread
+    # server would sit reading it, and shutdown() would wait that minute.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), EvilPage)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         # "localhost" is another site than "127.0.0.1": the browser sends no SameSite=Strict cookie, marks it cross-site.
@@ -200,6 +202,7 @@ def check_crosssite(driver, args):
         return {"answer": text.strip()}
     finally:
         server.shutdown()
+        server.server_close()
 
 
 def check_sessions(driver, args):

@@ -89,7 +89,7 @@ struct WebFixture {
     let web: WebApplication
 
     init(devices: [LiveDevice] = [], token: String? = Self.token, coach: Bool = true, host: String = "127.0.0.1",
-         clientBuffer: Int = 64, hrmaxDevices: [String] = []) {
+         clientBuffer: Int = 64, hrmaxDevices: [String] = [], window: Duration = .milliseconds(50)) {
         source = StubLiveSource(devices: devices)
         var settings = WebSettings()
         settings.host = host
@@ -100,7 +100,7 @@ struct WebFixture {
         settings.loginAttemptsPerMinute = 3
         let logger = Logger(label: "web-test")
         fanout = LiveFanout(source: source, hrmax: HRMaxTable(defaultBPM: settings.hrmaxDefault, byDevice: settings.hrmaxByDevice),
-                            clientBuffer: clientBuffer, logger: logger)
+                            clientBuffer: clientBuffer, window: window, logger: logger)
         web = WebApplication(settings: settings,
                              credentials: WebCredentials(viewerToken: token, coachPasswordHash: coach ? Self.passwordHash : nil),
                              fanout: fanout, control: control, logger: logger)
