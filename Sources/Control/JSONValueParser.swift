@@ -117,3 +117,10 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     public let reason: String
     public var description: String { "not JSON at byte \(offset): \(reason)" }
 }
+
+extension JSONValue {
+    /// One JSON value from its text (RFC 8259, UTF-8, nested at most 512 deep).
+    public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
+        self = try JSONValueParser.parse(bytes)
+    }
+}

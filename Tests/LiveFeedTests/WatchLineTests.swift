@@ -43,8 +43,8 @@ import Testing
 
 extension WatchLineTests {
     /// Lines as another writer might send them (spaces, escapes, members in another order, extra members): the hand
-    /// reader and the decoder agree, and a heart rate of another type goes to the decoder, which refuses it.
-    @Test func theHandReaderAgreesWithTheDecoderOnOddLines() throws {
+    /// line reads as the message it holds, and a heart rate of another type is refused.
+    @Test func oddLinesReadAsTheirMessage() throws {
         let heartRate = WatchMessage.heartRate(.init(device: "A0:9E:1A:00:00:02", at: Self.at, bpm: 71))
         let odd = #" { "bpm" : 71 , "extra": [1, 2.5e3, null, {"a": "\u00e9\n"}], "at": "2026-05-28T20:26:40.125Z", "device": "A0:9E:1A:00:00:02", "event": "heart-rate" } "#
         #expect(try WatchMessage(line: Array(odd.utf8)) == heartRate)
@@ -57,17 +57,21 @@ extension WatchLineTests {
 }
 
 extension WatchLineTests {
-    /// heartd's date form read by arithmetic is the date `ExportDates` reads, to the millisecond, across years,
-    /// leap days and month ends.
-    @Test func datesReadByArithmeticAreExportDatesOwn() throws {
+    /// heartd's date form written and read by arithmetic is Foundation's ISO 8601 style's, to the millisecond, across
+    /// years, leap days and month ends; other forms still read.
+    @Test func datesByArithmeticAreFoundationsOwn() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<300 {
-            let date = Date(timeIntervalSince1970: Double(Int64.random(in: 0...4_102_444_800_000, using: &generator)) / 1000)
+            let date = Date(timeIntervalSince1970: Double(Int64.random(in: -2_208_988_800_000...4_102_444_800_000, using: &generator)) / 1000
+                            + Double.random(in: 0..<0.001, using: &generator))
             let text = ExportDates.iso(date)
-            let read = try #require(WatchLineScanner.utcMilliseconds(text), "\(text)")
-            let expected = try #require(ExportDates.parse(text))
+            #expect(text == date.formatted(ExportDates.style), "\(date.timeIntervalSince1970)")
+            let read = try #require(ExportDates.utcMilliseconds(text), "\(text)")
+            let expected = try #require(try? ExportDates.style.parse(text))
             #expect(abs(read.timeIntervalSince(expected)) < 0.000_5, "\(text)")
         }
-        #expect(WatchLineScanner.utcMilliseconds("2026-02-29T00:00:00.000+01") == nil)
+        #expect(ExportDates.utcMilliseconds("2026-02-29T00:00:00.000Z") == nil)
+        #expect(ExportDates.utcMilliseconds("2026-02-28T00:00:00.000+01") == nil)
+        #expect(ExportDates.parse("2026-02-28T01:00:00+01:00") == ExportDates.parse("2026-02-28T00:00:00.000Z"))
     }
 }

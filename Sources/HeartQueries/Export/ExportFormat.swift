@@ -47,16 +47,3 @@ extension ExportFormat {
         }
     }
 }
-
-/// ISO 8601 with milliseconds in UTC, the one date format of the CSV and JSON outputs.
-public enum ExportDates {
-    static let style = Date.ISO8601FormatStyle.iso8601.year().month().day().dateSeparator(.dash)
-        .time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted)
-
-    public static func iso(_ date: Date) -> String { date.formatted(style) }
-
-    /// Reads what `iso` writes (and the same without fractional seconds).
-    public static func parse(_ text: String) -> Date? {
-        (try? style.parse(text)) ?? (try? Date(text, strategy: .iso8601))
-    }
-}
