@@ -25,6 +25,8 @@ public struct ControlErrorCode: RawRepresentable, Sendable, Hashable, Codable, C
     public static let internalError = ControlErrorCode("internal-error")
     /// The daemon is shutting down.
     public static let unavailable = ControlErrorCode("unavailable")
+    /// As many store reads as the daemon runs at once are in progress (`[control] max_reads`); try again.
+    public static let busy = ControlErrorCode("busy")
 }
 
 /// An error as carried in a response: `{"code": "...", "message": "..."}`.

@@ -84,6 +84,8 @@ public struct HeartdConfiguration: Sendable, Equatable {
         public var sessionGroup = ""
         public var maxClients = 64
         public var maxLineBytes = 65536
+        /// Store reads (queries, `report`) run at once, each on a low-priority thread of its own; one more gets `busy`.
+        public var maxReads = 4
     }
 
     /// `[log]`

@@ -83,6 +83,7 @@ enum ConfigurationSchema {
         string("control", "session_group", \.control.sessionGroup) { isGroupName($0) ? nil : "'\($0)' is not a valid group name" },
         integer("control", "max_clients", \.control.maxClients, 1...4096),
         integer("control", "max_line_bytes", \.control.maxLineBytes, 1024...(16 * 1024 * 1024)),
+        integer("control", "max_reads", \.control.maxReads, 1...64),
 
         choice("log", "level", \.log.level),
         choice("log", "target", \.log.target),

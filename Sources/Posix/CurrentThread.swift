@@ -21,4 +21,11 @@ public enum CurrentThread {
         var parameters = sched_param(sched_priority: 0)
         return sched_setscheduler(0, 3 /* SCHED_BATCH, hidden behind _GNU_SOURCE */, &parameters) == 0
     }
+
+    /// Sets the calling thread's nice value (Linux: a per-thread attribute; raising it needs no privilege), so the
+    /// scheduler gives other threads the CPU first when they want it. Returns whether it was applied.
+    @discardableResult
+    public static func setNice(_ nice: Int32) -> Bool {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) == 0
+    }
 }

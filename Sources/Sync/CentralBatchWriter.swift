@@ -90,8 +90,11 @@ struct CentralBatchWriter {
     static let expandedInsert = [
         "beats": "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(($6::int4[])[d], 0), NULLIF(v, 'NaN'), g, s"
             + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)",
-        "heart_rate": "INSERT INTO heart_rate (time, device, bpm, sample, end_time) SELECT t, NULLIF(($7::int4[])[d], 0), v, s, e"
-            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[], $6::timestamptz[]) AS x(t, d, v, g, s, e)",
+        // The rows feed their hourly roll-up in the same statement (`CentralRollup`).
+        "heart_rate": "WITH x AS (INSERT INTO heart_rate (time, device, bpm, sample, end_time) SELECT t, NULLIF(($7::int4[])[d], 0), v, s, e"
+            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[], $6::timestamptz[]) AS x(t, d, v, g, s, e)"
+            + " RETURNING time, device, bpm, sample, end_time)"
+            + " INSERT INTO heart_rate_hourly (\(CentralRollup.columns)) " + CentralRollup.select(from: "x"),
     ]
 
     @discardableResult
@@ -161,6 +164,10 @@ struct CentralBatchWriter {
         for (uuid, start, end) in gone {
             try await query("DELETE FROM beats WHERE time BETWEEN \(start) AND \(end) AND sample = \(uuid)")
             try await query("DELETE FROM heart_rate WHERE time BETWEEN \(start) AND \(end) AND sample = \(uuid)")
+            try await query("""
+                DELETE FROM heart_rate_hourly WHERE cell BETWEEN date_bin('1 hour', \(start), timestamptz '1970-01-01 00:00:00+00')
+                    AND \(end) AND sample = \(uuid)
+                """)
         }
         return gone.count
     }

@@ -37,34 +37,22 @@ struct CentralBucketQuery {
     /// Statement settings for this read only (`SET LOCAL` inside its transaction).
     static let settings = ["SET LOCAL enable_sort = off", "SET LOCAL jit = off"]
 
-    /// `earliest`: the start of the earliest sample in scope (`earliestSQL`), a constant to the planner.
-    init(_ f: CentralReader.Filter, builder: QuantityStatisticsBuilder, earliest: Date) {
+    /// `earliest`: the start of the earliest sample in scope (`earliestSQL`), a constant to the planner. `rolledUp`:
+    /// the rows starting in [lower, upper) are left out (`CentralRollupQuery` answers for them).
+    init(_ f: CentralReader.Filter, builder: QuantityStatisticsBuilder, earliest: Date, rolledUp: (lower: Date, upper: Date)? = nil) {
         var binds = PostgresBindings()
-        let scopeCondition = f.condition(&binds)
         firstIndex = builder.firstBucketIndex
         interval = builder.interval
-        origin = builder.anchor.addingTimeInterval(Double(firstIndex) * builder.interval)
-        // One bucket (statistics over the whole range): a stride that reaches past `to`, so `date_bin` stays finite.
-        let stride = builder.bucketCount == 1
-            ? min(builder.interval, builder.to.timeIntervalSince(origin) + 1) : builder.interval
+        origin = Self.origin(builder)
         func bind(_ value: some PostgresNonThrowingEncodable) -> String {
             binds.append(value)
             return "$\(binds.count)"
         }
+        let scope = Self.rowScope(f, &binds)
         let lo = bind(builder.from), hi = bind(builder.to), start = bind(origin)
-        let width = "make_interval(secs => \(bind(stride))::float8)"
-        // The rows in scope: their own device, or through their samples when a filter needs the samples.
-        var rowScope = ["true"]
-        if f.uuid != nil || f.gateway != nil || !f.metadata.isEmpty {
-            rowScope.append("""
-                r.sample IN (SELECT s.uuid FROM samples s JOIN gateways g ON g.id = s.gateway
-                             LEFT JOIN devices d ON d.id = s.device WHERE \(scopeCondition))
-                """)
-        } else if let device = f.device {
-            rowScope.append("r.device IN (SELECT id FROM devices WHERE address = \(bind(device)))")
-        }
-        let scope = rowScope.joined(separator: " AND ")
+        let width = "make_interval(secs => \(bind(Self.stride(builder)))::float8)"
         let first = bind(earliest)
+        let outside = rolledUp.map { " AND (r.time < \(bind($0.lower)) OR r.time >= \(bind($0.upper)))" } ?? ""
         let lookup = builder.bucketCount <= Self.lookupLimit
         sql = """
             WITH a AS MATERIALIZED (
@@ -79,7 +67,7 @@ struct CentralBucketQuery {
                                          greatest(coalesce(r.end_time, r.time), r.time) AS e, r.bpm::float8 AS v
                                   FROM heart_rate r
                                   WHERE \(scope) AND r.time >= \(first) AND r.time < \(hi)
-                                    AND (r.time >= \(lo) OR r.end_time > \(lo))
+                                    AND (r.time >= \(lo) OR r.end_time > \(lo))\(outside)
                                   OFFSET 0) r0
                             OFFSET 0) r1
                       OFFSET 0) r2
@@ -90,6 +78,33 @@ struct CentralBucketQuery {
             FROM a
             """
         self.binds = binds
+    }
+
+    /// The grid start of the first bucket.
+    static func origin(_ builder: QuantityStatisticsBuilder) -> Date {
+        builder.anchor.addingTimeInterval(Double(builder.firstBucketIndex) * builder.interval)
+    }
+
+    /// The bucket width `date_bin` is given. One bucket (statistics over the whole range): a stride that reaches
+    /// past `to`, so `date_bin` stays finite.
+    static func stride(_ builder: QuantityStatisticsBuilder) -> TimeInterval {
+        builder.bucketCount == 1
+            ? min(builder.interval, builder.to.timeIntervalSince(origin(builder)) + 1) : builder.interval
+    }
+
+    /// The condition on rows `r` (of `heart_rate` or `heart_rate_hourly`) in scope: their own device, or through
+    /// their samples when a filter needs the samples.
+    static func rowScope(_ f: CentralReader.Filter, _ binds: inout PostgresBindings) -> String {
+        if f.uuid != nil || f.gateway != nil || !f.metadata.isEmpty {
+            return """
+                r.sample IN (SELECT s.uuid FROM samples s JOIN gateways g ON g.id = s.gateway
+                             LEFT JOIN devices d ON d.id = s.device WHERE \(f.condition(&binds)))
+                """
+        } else if let device = f.device {
+            binds.append(device)
+            return "r.device IN (SELECT id FROM devices WHERE address = $\(binds.count))"
+        }
+        return "true"
     }
 
     /// Whether the grid is one `date_bin` draws: an interval of whole microseconds (`stats` takes down to 1 ms).

@@ -35,8 +35,24 @@ public enum CentralPartitions {
         // Created on the parent, so every partition gets its own BRIN index.
         "CREATE INDEX beats_time ON beats USING brin (time) WITH (pages_per_range = 32)",
         "CREATE INDEX heart_rate_time ON heart_rate USING brin (time) WITH (pages_per_range = 32)",
+        function(parents: ["beats", "heart_rate"]),
+        // Every month the old rows span, this one and the next; then the rows move.
         """
-        CREATE FUNCTION heartd_month_partitions(lo timestamptz, hi timestamptz) RETURNS int LANGUAGE plpgsql AS $$
+        SELECT heartd_month_partitions(
+            least(now(), (SELECT min(time) FROM beats_unpartitioned), (SELECT min(time) FROM heart_rate_unpartitioned)),
+            greatest(now() + interval '1 month', (SELECT max(time) FROM beats_unpartitioned), (SELECT max(time) FROM heart_rate_unpartitioned)))
+        """,
+        "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT time, device, rr_ms, preceded_by_gap, sample FROM beats_unpartitioned",
+        "INSERT INTO heart_rate (time, device, bpm, sample) SELECT time, device, bpm, sample FROM heart_rate_unpartitioned",
+        "DROP TABLE beats_unpartitioned",
+        "DROP TABLE heart_rate_unpartitioned",
+    ]
+
+    /// `heartd_month_partitions(lo, hi)`: every month of [lo, hi] that has no attached partition of each of `parents`
+    /// gets one (`replace`: a later migration that adds a parent redefines it).
+    static func function(parents: [String], replace: Bool = false) -> String {
+        """
+        \(replace ? "CREATE OR REPLACE" : "CREATE") FUNCTION heartd_month_partitions(lo timestamptz, hi timestamptz) RETURNS int LANGUAGE plpgsql AS $$
         DECLARE
             m timestamptz := date_trunc('month', lo, 'UTC');
             upper_bound timestamptz;
@@ -46,7 +62,7 @@ public enum CentralPartitions {
         BEGIN
             WHILE m <= hi LOOP
                 upper_bound := (m AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC';
-                FOREACH parent IN ARRAY ARRAY['beats', 'heart_rate'] LOOP
+                FOREACH parent IN ARRAY ARRAY[\(parents.map { "'\($0)'" }.joined(separator: ", "))] LOOP
                     part := parent || '_' || to_char(m AT TIME ZONE 'UTC', 'YYYY_MM');
                     CONTINUE WHEN EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
                                           WHERE i.inhparent = parent::regclass AND c.relname LIKE part || '%');
@@ -63,18 +79,8 @@ public enum CentralPartitions {
             END LOOP;
             RETURN created;
         END $$
-        """,
-        // Every month the old rows span, this one and the next; then the rows move.
         """
-        SELECT heartd_month_partitions(
-            least(now(), (SELECT min(time) FROM beats_unpartitioned), (SELECT min(time) FROM heart_rate_unpartitioned)),
-            greatest(now() + interval '1 month', (SELECT max(time) FROM beats_unpartitioned), (SELECT max(time) FROM heart_rate_unpartitioned)))
-        """,
-        "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT time, device, rr_ms, preceded_by_gap, sample FROM beats_unpartitioned",
-        "INSERT INTO heart_rate (time, device, bpm, sample) SELECT time, device, bpm, sample FROM heart_rate_unpartitioned",
-        "DROP TABLE beats_unpartitioned",
-        "DROP TABLE heart_rate_unpartitioned",
-    ]
+    }
 
     /// This month's and the next month's partitions (`heartd-sync` at every connect): a new month's partition
     /// exists before its first row arrives.

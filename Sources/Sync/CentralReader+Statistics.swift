@@ -41,26 +41,31 @@ extension CentralReader {
                     try await connection.query("COMMIT", logger: logger)
                     return false
                 }
-                let query = CentralBucketQuery(f, builder: builder, earliest: earliest)
+                // Whole hours inside the range come from the hourly roll-up; the rows around them row by row.
+                let cells = CentralRollup.cells(from: builder.from, to: builder.to, interval: builder.interval,
+                                                origin: CentralBucketQuery.origin(builder), buckets: builder.bucketCount)
+                let query = CentralBucketQuery(f, builder: builder, earliest: earliest, rolledUp: cells)
                 for setting in CentralBucketQuery.settings {
                     try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger)
                 }
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: query.sql, binds: query.binds), logger: logger)
                 for try await (b, count, minimum, maximum, sum, weighted, weights, recentStart, recent, rest) in rows.decode(
                     (Date, Int64, Double?, Double?, Double?, Double?, Double?, Date?, Double?, [Double]?).self) {
-                    if count > 0, let minimum, let maximum, let sum, let weighted, let weights, let recentStart, let recent {
-                        any = true
-                        builder.merge(BucketTotals(count: Int(count), minimum: minimum, maximum: maximum, plainSum: sum,
-                                                   weightedSum: weighted, weights: weights, sum: sum, duration: weights,
-                                                   mostRecent: recent, mostRecentStart: recentStart),
-                                      intoBucket: query.index(of: b))
+                    any = Self.merge(b, count, minimum, maximum, sum, weighted, weights, recentStart, recent, query: query,
+                                     into: &builder) || any
+                    any = Self.add(rest, into: &builder) || any
+                }
+                if let cells {
+                    let rollup = CentralRollupQuery(f, builder: builder, cells: cells)
+                    let totals = try await connection.query(PostgresQuery(unsafeSQL: rollup.totals, binds: rollup.binds), logger: logger)
+                    for try await (b, count, minimum, maximum, sum, weighted, weights, recentStart, recent) in totals.decode(
+                        (Date, Int64, Double?, Double?, Double?, Double?, Double?, Date?, Double?).self) {
+                        any = Self.merge(b, count, minimum, maximum, sum, weighted, weights, recentStart, recent, query: query,
+                                         into: &builder) || any
                     }
-                    // The points not whole in one bucket of the range: start, end (epoch seconds) and value, in threes.
-                    let points = rest ?? []
-                    for i in Swift.stride(from: 0, to: points.count - 2, by: 3) {
-                        any = true
-                        builder.add(QuantityPoint(value: points[i + 2], start: Date(timeIntervalSince1970: points[i]),
-                                                  end: Date(timeIntervalSince1970: points[i + 1])))
+                    let rest = try await connection.query(PostgresQuery(unsafeSQL: rollup.rest, binds: rollup.binds), logger: logger)
+                    for try await points in rest.decode([Double]?.self) {
+                        any = Self.add(points, into: &builder) || any
                     }
                 }
                 try await connection.query("COMMIT", logger: logger)
@@ -72,5 +77,27 @@ extension CentralReader {
         } catch {
             throw CentralConnector.map(error, context: "computing statistics")
         }
+    }
+
+    /// One bucket's totals into the builder; whether there were any.
+    private static func merge(_ b: Date, _ count: Int64, _ minimum: Double?, _ maximum: Double?, _ sum: Double?, _ weighted: Double?,
+                              _ weights: Double?, _ recentStart: Date?, _ recent: Double?, query: CentralBucketQuery,
+                              into builder: inout QuantityStatisticsBuilder) -> Bool {
+        guard count > 0, let minimum, let maximum, let sum, let weighted, let weights, let recentStart, let recent else { return false }
+        builder.merge(BucketTotals(count: Int(count), minimum: minimum, maximum: maximum, plainSum: sum, weightedSum: weighted,
+                                   weights: weights, sum: sum, duration: weights, mostRecent: recent, mostRecentStart: recentStart),
+                      intoBucket: query.index(of: b))
+        return true
+    }
+
+    /// The points not whole in one bucket (or roll-up hour) of the range: start, end (epoch seconds) and value, in
+    /// threes, added by the builder's own rule; whether there were any.
+    private static func add(_ points: [Double]?, into builder: inout QuantityStatisticsBuilder) -> Bool {
+        let points = points ?? []
+        for i in Swift.stride(from: 0, to: points.count - 2, by: 3) {
+            builder.add(QuantityPoint(value: points[i + 2], start: Date(timeIntervalSince1970: points[i]),
+                                      end: Date(timeIntervalSince1970: points[i + 1])))
+        }
+        return points.count >= 3
     }
 }

@@ -43,6 +43,13 @@ import Testing
             ["stats", "--meta", "subject=S02"] + range,
             ["stats", "--from", "2026-09-21T23:55:01Z", "--to", "2026-09-22T00:01:03Z", "--interval", "7s"],
             ["stats", "--interval", "1h", "--from", "2026-09-23", "--to", "2026-09-24"],
+            // Whole hours come from the hourly roll-up (`CentralRollup`), the rest row by row: a range that starts and
+            // ends inside an hour, buckets of two hours, and a grid off the hour (no roll-up).
+            ["stats", "--interval", "1h", "--from", "2026-09-21T23:20:00Z", "--to", "2026-09-22T01:10:00Z"],
+            ["stats", "--interval", "2h", "--from", "2026-09-21T20:00:00Z", "--to", "2026-09-22T04:00:00Z"],
+            ["stats", "--from", "2026-09-21T22:59:59Z", "--to", "2026-09-22T00:00:01Z"],
+            ["stats", "--interval", "1h", "--anchor", "2026-09-21T23:30:00Z", "--from", "2026-09-21T23:00:00Z",
+             "--to", "2026-09-22T02:00:00Z"],
             ["hrv"] + range,
             ["hrv", "--device", "A0:9E:1A:65:43:21"] + range,
             ["hrv", "--from", "2026-09-21T23:55:00Z", "--to", "2026-09-22T00:05:00Z"],
@@ -74,6 +81,20 @@ import Testing
         // Too few beats is the same error.
         let none = try await runHeartctl(central + ["hrv", "--from", "2026-01-01", "--to", "2026-01-02"], in: a.dir)
         #expect(none.status == 4)
+        // A deleted series leaves the roll-up with its rows: the hours still answer as the store does.
+        try a.store.database.delete(uuid: try #require(a.store.database.samples(type: QuantityType.heartRate.identifier).first).uuid)
+        try await a.runner().run(once: true)
+        let hourly = ["stats", "--json", "--interval", "1h"] + range
+        let after = (try await runHeartctl(central + hourly, in: a.dir), try await runHeartctl(local + hourly, in: a.dir))
+        var stored = try Self.json(after.1.output)
+        if var object = stored as? [String: Any] {
+            object["open_series"] = nil
+            stored = object
+        }
+        #expect(sameJSON(try Self.json(after.0.output), stored, tolerance: 1e-6), "after a deletion:\n\(after.0.output)\n\(after.1.output)")
+        let whole = try await runHeartctl(central + ["stats", "--json"] + range, in: a.dir)
+        let left = (try Self.json(whole.output) as? [String: Any])?["statistics"] as? [String: Any]
+        #expect((left?["count"] as? Int ?? 0) < (count?["count"] as? Int ?? 0), "the deleted series' points are gone")
     }
 
     /// A read's peak memory in heartctl does not grow with the range: three days of a strap (one heartbeat and one

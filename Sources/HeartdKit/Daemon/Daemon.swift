@@ -75,7 +75,8 @@ public struct Daemon: Sendable {
         let gate = EventGate()
         let (source, capture) = try await makeSource(pipeline: pipeline, gate: gate)
         let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: hub, capture: capture, mode: mode.kind,
-                                           store: store, daemonStore: daemonStore, monitor: monitor)
+                                           store: store, daemonStore: daemonStore, monitor: monitor,
+                                           maxReads: configuration.control.maxReads)
         let socketPath = configuration.controlSocketPath(environment: environment)
         let server: ControlServer
         do {

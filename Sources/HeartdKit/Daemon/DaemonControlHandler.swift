@@ -24,10 +24,13 @@ public struct DaemonControlHandler: ControlHandler {
     let monitor: ActiveSessionMonitor
     /// `subscribe`'s subscribers.
     let changes: ChangeSubscriptions
+    /// Where store reads run: threads of their own at a lower priority, at most `[control] max_reads` at once.
+    let reads: StoreReadThreads
 
     init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
          mode: DaemonMode, store: BackgroundSink? = nil, daemonStore: DaemonStore? = nil, monitor: ActiveSessionMonitor,
-         startedAt: Date = Date()) {
+         maxReads: Int = 4, startedAt: Date = Date()) {
+        self.reads = StoreReadThreads(limit: maxReads)
         self.store = store
         self.daemonStore = daemonStore
         self.monitor = monitor
@@ -59,7 +62,9 @@ public struct DaemonControlHandler: ControlHandler {
             case .personSet, .personRemove, .personAssign, .personUnassign: try changePeople(method, request.params)
             case .nearby: JSONBridge.value(try await nearby(request.params))
             case .series, .show, .beats, .quantities, .stats, .hrv, .changes, .sessions, .sessionShow, .report, .delete, .people:
-                try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
+                try await reads.run { [queries, pipeline] () throws(ControlError) -> JSONValue in
+                    try OpenSeriesQueries(queries: queries) { pipeline.openSeries() }.handle(method, request.params)
+                }
             case .export, .watch, .subscribe: throw ControlError(.unknownMethod, "method '\(request.method)' streams")
             }
             return ControlResponse(id: request.id, result: result)

@@ -12,30 +12,39 @@ struct ScaleBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale", abstract: "Range reads over months of real-RR data: time and peak memory against targets.")
 
-    @Option(help: "Days of the real-RR recording (default 30; 2 with --quick).") var days: Int?
-    @Flag(help: "CI-friendly run: 2 days.") var quick = false
+    @Option(help: "Days of the real-RR recording (default 30).") var days: Int?
+    @Option(help: "Hours of the real-RR recording instead of days (1 with --quick).") var hours: Int?
+    @Flag(help: "CI-friendly run: 1 hour, a 2-s latency probe; fails when a read breaks its memory bound (64 MiB).")
+    var quick = false
     @Option(help: "The heartctl to measure (default: the one built beside heartbench).") var heartctl: String?
     @Option(help: "The heartd to import with and serve the socket reads (default: the one built beside heartbench).")
     var heartd: String?
     @Flag(help: "Leave out the naive importer and its queries.") var noNaive = false
     @Flag(help: "Leave out `--central` (the store delivered into a local PostgreSQL, read with heartctl --central).")
     var noCentral = false
+    @Option(help: "Seconds of each phase of the notification-latency probe (no read, then the report back to back; default 5, 2 with --quick); 0 leaves it out.")
+    var latencySeconds: Double?
     @Option(help: "Also write the markdown report to this file.") var output: String?
     @Flag(help: "Keep the files (their directory is printed).") var keepFiles = false
 
     static let memoryTarget: Int64 = 64 << 20
 
     func run() async throws {
-        let days = self.days ?? (quick ? 2 : 30)
-        guard days >= 1 else { throw ValidationError("--days must be at least 1") }
+        let hours = self.hours ?? (days == nil && quick ? 1 : nil)
+        let days = self.days ?? 30
+        guard days >= 1, hours.map({ $0 >= 1 }) ?? true else { throw ValidationError("--days and --hours must be at least 1") }
+        let seconds = hours.map { $0 * 3600 } ?? days * 86_400
+        let span = hours.map { "\($0) hour(s)" } ?? "\(days) day(s)"
         let heartctl = try self.heartctl ?? ReplayBenchmark.executable("heartctl")
         let heartd = try self.heartd ?? ReplayBenchmark.executable("heartd")
         let workspace = try Workspace()
         defer { if keepFiles { print("files kept in \(workspace.directory)") } else { workspace.remove() } }
         var table = ResultTable()
-        progress("heartbench scale: \(days) day(s) of real RR; files in \(workspace.directory)")
+        var overBound: [String] = []  // reads whose peak memory broke `memoryTarget`
+        progress("heartbench scale: \(span) of real RR; files in \(workspace.directory)")
         let file = workspace.path("real-rr.jsonl")
-        let fileBytes = try RealRRRecording.write(days: days, to: file)
+        let fileBytes = hours == nil ? try RealRRRecording.write(days: days, to: file)
+            : try RealRRRecording.write(days: 1, to: file, secondsPerDay: seconds)
         let store = workspace.path("heart.db")
         let imported = try ReplayBenchmark.timed(heartd, ["replay", "--db", store, file])
         let storeBytes = Self.bytes(store, ["", "-wal", "-open"])
@@ -46,15 +55,15 @@ struct ScaleBenchmark: AsyncParsableCommand {
             naiveImport = try ReplayBenchmark.timed("/usr/bin/env", ["python3", ReplayBenchmark.naiveScript(), file, path]).timing
             naiveStore = path
         }
-        table.add("Import \(days) day(s) (`heartd replay`), wall", heartd: Fmt.s(imported.timing.wall),
+        table.add("Import \(span) (`heartd replay`), wall", heartd: Fmt.s(imported.timing.wall),
                   baseline: naiveImport.map { "naive importer \(Fmt.s($0.wall))" } ?? "—")
         table.add("Store size", heartd: Fmt.bytes(storeBytes),
                   baseline: naiveStore.map { Fmt.bytes(Self.bytes($0, [""])) } ?? "—")
         let from = Date(timeIntervalSince1970: RealRRRecording.startUnix)
-        let to = from.addingTimeInterval(Double(days) * 86_400)
+        let to = from.addingTimeInterval(Double(seconds))
         let report = workspace.path("report.html")
         let reads = ScaleRead.all(store: store, from: from, to: to, report: report)
-        let scale = 365.0 / Double(days)
+        let scale = 365.0 * 86_400 / Double(seconds)
         for read in reads {
             var run = try ChildRun.run(heartctl, read.heartctl, output: workspace.path("out"))
             if run.status == 64, read.heartctl.contains("--all") {
@@ -69,6 +78,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
             }
             let target = read.yearTarget.map { "year < \(Fmt.s($0)) (here × \(Fmt.fixed(scale, 1)) ≈ \(Fmt.s(run.wall * scale))); ≤ 64 MiB" }
                 ?? "≤ 64 MiB"
+            if run.peakBytes > Self.memoryTarget { overBound.append("heartctl --db \(read.name)") }
             let ok = run.status == 0 && run.peakBytes <= Self.memoryTarget && read.yearTarget.map { run.wall * scale < $0 } ?? true
             table.add("`heartctl --db` \(read.name): wall, peak memory", heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))"
                       + (run.status == 0 ? "" : " (exit \(run.status))"), baseline: baseline, target: target, verdict: Verdict(ok))
@@ -77,12 +87,17 @@ struct ScaleBenchmark: AsyncParsableCommand {
                           verdict: Verdict(size.int64Value < 2_000_000))
             }
         }
-        try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table)
+        try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table, overBound: &overBound)
+        let latencySeconds = self.latencySeconds ?? (quick ? 2 : 5)
+        if latencySeconds > 0, let heaviest = reads.first(where: { $0.method == .report }) {
+            progress("heartbench scale: notification latency, \(latencySeconds) s without a read and \(latencySeconds) s beside `report` …")
+            try await latency(heaviest, seconds: latencySeconds, heartd: heartd, store: store, workspace: workspace, into: &table)
+        }
         if !noCentral {
             try await ScaleCentral(heartctl: heartctl, store: store, workspace: workspace, from: ScaleRead.iso(from),
-                                   to: ScaleRead.iso(to)).measure(scale: scale, into: &table)
+                                   to: ScaleRead.iso(to)).measure(scale: scale, into: &table, overBound: &overBound)
         }
-        table.note("Data: \(days) day(s) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
+        table.note("Data: \(span) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
             + "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \(imported.output).")
         table.note("Peak memory: `heartctl` — the child's VmHWM (ru_maxrss from wait4); daemon — its VmHWM over the request "
             + "(reset with clear_refs 5 before it), then its VmRSS after. Year figures scale the wall time linearly.")
@@ -91,15 +106,19 @@ struct ScaleBenchmark: AsyncParsableCommand {
                 + "the naive baseline is psql's `GROUP BY date_trunc('day', time)` over the expanded tables (one row per value "
                 + "or beat), in the same run.")
         }
-        table.note("Not measured here: notification-handling p99 while a read runs.")
         let markdown = BenchmarkReport.render(title: "heartbench scale", table: table, machine: MachineInfo.current(),
                                               sqliteVersion: "—", command: BenchmarkReport.commandLine)
         try BenchmarkReport.emit(markdown, to: output)
         if table.missedCount > 0 { print("\(table.missedCount) target(s) missed (see the ok? column)") }
+        if !overBound.isEmpty {
+            print("memory bound (64 MiB) broken by: \(overBound.joined(separator: ", "))")
+            if quick { throw ExitCode(1) }
+        }
     }
 
     /// Each read as one request on a daemon serving the store (`heartd --simulate`: a live strap beside it).
-    func socketReads(_ reads: [ScaleRead], heartd: String, store: String, scale: Double, into table: inout ResultTable) throws {
+    func socketReads(_ reads: [ScaleRead], heartd: String, store: String, scale: Double, into table: inout ResultTable,
+                     overBound: inout [String]) throws {
         let daemon = try BenchDaemon(heartd: heartd, speed: 1, db: store)
         defer { daemon.stop() }
         let pid = daemon.process.processIdentifier
@@ -112,6 +131,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
             let line = try connection.roundTrip(ControlRequest(id: id + 1, method: read.method.rawValue, params: read.params))
             let wall = (clock.now - start).seconds
             let peak = ProcessMemory.peak(pid) ?? 0, after = ProcessMemory.rss(pid) ?? 0
+            if peak - baseline > Self.memoryTarget { overBound.append("heartd \(read.name)") }
             let failed = line.count < 200 && String(decoding: line, as: UTF8.self).contains("\"error\"")
             let target = read.yearTarget.map { "year < \(Fmt.s($0)) (≈ \(Fmt.s(wall * scale))); ≤ 64 MiB" } ?? "≤ 64 MiB"
             table.add("socket \(read.name): wall, heartd peak (resident after)",
@@ -119,6 +139,23 @@ struct ScaleBenchmark: AsyncParsableCommand {
                       baseline: "heartd resident before: \(Fmt.mib(baseline))", target: target,
                       verdict: Verdict(!failed && peak - baseline <= Self.memoryTarget && read.yearTarget.map { wall * scale < $0 } ?? true))
         }
+    }
+
+    /// Notification → `watch` event while `read` runs back to back, beside the same with no read (`NotificationLatency`).
+    func latency(_ read: ScaleRead, seconds latencySeconds: Double, heartd: String, store: String, workspace: Workspace, into table: inout ResultTable) async throws {
+        let period = 0.05
+        let probe = NotificationLatency(heartd: heartd, store: store, workspace: workspace)
+        let (idle, loaded) = try await probe.measure(read: ControlRequest(id: 2, method: read.method.rawValue, params: read.params),
+                                                     seconds: latencySeconds, period: period)
+        let slack = 0.010
+        let ok = idle.lost == 0 && loaded.lost == 0 && !loaded.reads.isEmpty && loaded.quantile(0.99) <= idle.quantile(0.99) + slack
+        let reads = loaded.reads.isEmpty ? "no read finished"
+            : "\(loaded.reads.count) × \(read.name) (\(Fmt.s(loaded.reads.reduce(0, +) / Double(loaded.reads.count))) each)"
+        table.add("notification → `watch` heart-rate event while \(reads) runs back to back", heartd: loaded.text,
+                  baseline: "no read: \(idle.text)", target: "p99 ≤ no-read p99 + \(Fmt.ms(slack))", verdict: Verdict(ok))
+        table.note("Notification latency: heartd serving this store captures one sensor of the fake BlueZ on a private bus; a "
+            + "notification every \(Fmt.ms(period)) (the fake's Notify), each timed from the request to the fake until a `watch` "
+            + "connection reads its `heart-rate` event; the read runs on a connection and thread of its own.")
     }
 
     static func bytes(_ path: String, _ suffixes: [String]) -> Int64 {

@@ -14,7 +14,7 @@ struct ScaleCentral {
     let from: String
     let to: String
 
-    func measure(scale: Double, into table: inout ResultTable) async throws {
+    func measure(scale: Double, into table: inout ResultTable, overBound: inout [String]) async throws {
         let server = try PostgresServer(start: true)
         defer { server.remove() }
         let db = try server.createDatabase()
@@ -53,6 +53,7 @@ struct ScaleCentral {
         ]
         for read in reads {
             let run = try ChildRun.run(heartctl, central + read.arguments + range, output: workspace.path("central-out"))
+            if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)") }
             let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * scale < read.yearTarget
             table.add("`heartctl --central` \(read.name): wall, peak memory",
                       heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))" + (run.status == 0 ? "" : " (exit \(run.status))"),
