@@ -30,6 +30,8 @@ public struct TimelineTally: Sendable, Hashable {
     public var falsePositives = 0
     public var missed = 0
     public var gapsByRule: [String: Int] = [:]
+    /// The missed and false flags, in the order they were stored (`TimelineCase`).
+    public var cases: [TimelineCase] = []
 
     public init() {}
 
@@ -50,6 +52,7 @@ public struct TimelineTally: Sendable, Hashable {
         falsePositives += other.falsePositives
         missed += other.missed
         gapsByRule.merge(other.gapsByRule, uniquingKeysWith: +)
+        cases += other.cases
     }
 }
 
@@ -67,6 +70,7 @@ public enum TimelineScore {
         var previous: (beat: Int, time: Double)?
         // Delivered ranges whose beats were not emitted yet (held back for confirmation, or dropped).
         var pending: [Range<Int>] = []
+        var step = 0
         func match(_ emitted: [LiveBeat]) {
             guard !emitted.isEmpty else { return }
             defer { pending.removeAll() }
@@ -82,14 +86,21 @@ public enum TimelineScore {
                 if !isImplied { tally.storedRR += 1 }
                 if let previous, beat <= previous.beat {
                     tally.invented += 1
-                    if stored.precededByGap { tally.falsePositives += 1 }
+                    if stored.precededByGap {
+                        tally.falsePositives += 1
+                        tally.cases.append(TimelineCase(kind: .falseGap, beat: beat, step: step))
+                    }
                     continue
                 }
                 let needsGap = isImplied || previous.map { $0.beat != beat - 1 } ?? true
                 switch (stored.precededByGap, needsGap) {
                 case (true, true): tally.truePositives += 1
-                case (true, false): tally.falsePositives += 1
-                case (false, true): tally.missed += 1
+                case (true, false):
+                    tally.falsePositives += 1
+                    tally.cases.append(TimelineCase(kind: .falseGap, beat: beat, step: step))
+                case (false, true):
+                    tally.missed += 1
+                    tally.cases.append(TimelineCase(kind: .missed, beat: beat, step: step))
                 case (false, false):
                     if let previous, abs((time - previous.time) * 1024 - Double(recording.rr[beat])) > 0.01 {
                         tally.inexact += 1
@@ -99,12 +110,14 @@ public enum TimelineScore {
             }
         }
         func drain() -> [LiveBeat] { live.withLock { beats in defer { beats.removeAll() }; return beats } }
-        for step in recording.steps {
-            pipeline.handleNow([step.event], tickWithEventTime: true)
-            tally.deliveredRR += step.delivered.count
-            if !step.delivered.isEmpty { pending.append(step.delivered) }
+        for (index, event) in recording.steps.enumerated() {
+            step = index
+            pipeline.handleNow([event.event], tickWithEventTime: true)
+            tally.deliveredRR += event.delivered.count
+            if !event.delivered.isEmpty { pending.append(event.delivered) }
             match(drain())
         }
+        step = recording.steps.count
         let status = pipeline.statusNow().first
         let end = recording.steps.last?.event.at.advanced(by: 1) ?? Timestamp(unixSeconds: StrapGenerator.epoch)
         await pipeline.finishAll(reason: .shutdown, at: end)
