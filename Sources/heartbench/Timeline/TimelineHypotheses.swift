@@ -11,11 +11,16 @@ enum TimelineHypotheses {
     struct Verdict {
         /// The notification after which H0 no longer fits, nil if it fits to the end of the run.
         var refutedAt: Int?
+        /// The same when every beat may lie `slack` (the model's `sendTimeTolerance`, 30 ms) outside its window:
+        /// what a check that allows for the strap's detection jitter and the grid's error can decide.
+        var refutedWithSlackAt: Int?
         /// The offsets (seconds, the truth's frame) H0 still fits at the last notification, when it fits.
         var fits: ClosedRange<Double>?
         /// The chain shift under H0 (seconds): the lost beats' span.
         var shift: Double
     }
+
+    static let slack = 0.03
 
     static func verdict(_ r: StrapRecording) -> Verdict? {
         let s = r.scenario
@@ -33,27 +38,32 @@ enum TimelineHypotheses {
             r.sent[n].arrival != nil && r.sent[n].fault == "normal" && !(start..<faulty).contains(n)
         }
         let period = s.period
-        func fits(_ k: Double, upTo m: Int) -> Bool {
+        func fits(_ k: Double, upTo m: Int, slack: Double) -> Bool {
             for n in arrived where n <= m {
                 let low = Double(n) * period - k, high = Double(n + 1) * period - k
-                for beat in r.sent[n].window where !(chain(beat) > low && chain(beat) <= high) { return false }
+                for beat in r.sent[n].window where !(chain(beat) > low - slack && chain(beat) <= high + slack) { return false }
             }
             // No beat of H0's chain in a window that arrived empty.
             for n in arrived where n <= m && r.sent[n].window.isEmpty {
                 let low = Double(n) * period - k, high = Double(n + 1) * period - k
                 let inside = (r.sent[connection].window.lowerBound..<r.beatTicks.count).contains { beat in
-                    !lost.contains(beat) && chain(beat) > low && chain(beat) <= high
+                    !lost.contains(beat) && chain(beat) > low + slack && chain(beat) <= high - slack
                 }
                 if inside { return false }
             }
             return true
         }
         let candidates = stride(from: -1.0, through: 2.0, by: 0.0005).map { $0 }
-        var alive = candidates
-        for m in arrived where m >= faulty {
-            alive = alive.filter { fits($0, upTo: m) }
-            if alive.isEmpty { return Verdict(refutedAt: m, fits: nil, shift: shift) }
+        func refuted(slack: Double) -> (at: Int?, alive: [Double]) {
+            var alive = candidates
+            for m in arrived where m >= faulty {
+                alive = alive.filter { fits($0, upTo: m, slack: slack) }
+                if alive.isEmpty { return (m, []) }
+            }
+            return (nil, alive)
         }
-        return Verdict(refutedAt: nil, fits: alive.min()!...alive.max()!, shift: shift)
+        let exact = refuted(slack: 0), loose = refuted(slack: Self.slack)
+        return Verdict(refutedAt: exact.at, refutedWithSlackAt: loose.at,
+                       fits: exact.alive.isEmpty ? nil : exact.alive.min()!...exact.alive.max()!, shift: shift)
     }
 }

@@ -21,7 +21,8 @@ enum TimelineMisses {
                                                                       afterReconnect: afterReconnect)
                             let recording = StrapGenerator.generate(scenario)
                             let tally = await TimelineScore.score(recording)
-                            guard !tally.cases.isEmpty else { continue }
+                            let broken = tally.invented + tally.inexact + (tally.deliveredRR - tally.storedRR)
+                            guard !tally.cases.isEmpty || broken > 0 else { continue }
                             count += tally.cases.count
                             print(header(scenario, afterReconnect: afterReconnect, offset: offset, tally: tally))
                             print("")
@@ -40,18 +41,24 @@ enum TimelineMisses {
     static func header(_ s: StrapScenario, afterReconnect: Bool, offset: Int, tally: TimelineTally) -> String {
         let cases = tally.cases.map { "\($0.kind.rawValue) at beat \($0.beat)" }.joined(separator: ", ")
         let rules = tally.gapsByRule.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let broken = tally.invented + tally.inexact + (tally.deliveredRR - tally.storedRR) == 0 ? ""
+            : "; \(tally.invented) invented, \(tally.inexact) inexact, \(tally.deliveredRR - tally.storedRR) RR unstored"
         return "### \(s.fault.rawValue), \(afterReconnect ? "reconnect" : "connect") + \(offset), "
             + "jitter \(Int(s.maxJitter * 1000)) ms, seed \(s.seed), drift \(String(format: "%+.0f", s.driftPPM)) ppm: "
-            + "\(cases) (rules: \(rules))"
+            + "\(cases) (rules: \(rules))\(broken)"
     }
 
     static func verdict(_ r: StrapRecording, cases: [TimelineCase]) -> String {
         guard let v = TimelineHypotheses.verdict(r) else { return "No lost beat in the fault: nothing to decide." }
+        // The notification that delivered each beat flagged where nothing was missing.
         let flagged = cases.filter { $0.kind == .falseGap }.compactMap { c in r.sent.firstIndex { $0.window.contains(c.beat) } }
         let shift = String(format: "%.0f ms", v.shift * 1000)
+        let model = flagged.isEmpty ? "the model never flagged it" : "the model flagged it late at \(flagged.map { "\($0)" }.joined(separator: ", "))"
+        let slack = Int(TimelineHypotheses.slack * 1000)
+        let loose = v.refutedWithSlackAt.map { "with \(slack) ms of slack at \($0)" } ?? "with \(slack) ms of slack never"
         if let at = v.refutedAt {
-            return "Decidable: \"nothing lost\" (chain \(shift) early) fits no offset once notification \(at) arrived"
-                + (flagged.isEmpty ? "; the model never flagged it." : "; the model flagged it late at \(flagged.map { "\($0)" }.joined(separator: ", ")).")
+            return "Decidable: \"nothing lost\" (chain \(shift) early) fits no offset once notification \(at) arrived "
+                + "(\(loose)); \(model)."
         }
         let fits = v.fits.map { String(format: "%.0f…%.0f ms", $0.lowerBound * 1000, $0.upperBound * 1000) } ?? "?"
         return "Undecidable in the run: \"nothing lost\" (chain \(shift) early) fits every arrival to the end with the offset in \(fits) (the truth: 0)."
