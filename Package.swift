@@ -199,7 +199,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "heartbench", dependencies: [
-            "Capture", "Control", "DBus", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "Posix", "SourceEvents",
+            "Capture", "Control", "DBus", "HeartdKit", "HeartQueries", "HeartRate", "HealthModel", "HeartStore", "Ingest", "IngestTestSupport", "Posix", "SourceEvents",
             "SeededRandom", "StrapLab", "Sync", "TestBus",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -211,8 +211,8 @@ let package = Package(
         .target(name: "TestBus", dependencies: ["DBus"], path: "Tests/TestBus"),
         // Test support: small real file systems (btrfs, xfs, ext4 on loop devices, tmpfs) for the full-disk tests.
         .target(name: "TestFileSystems", path: "Tests/TestFileSystems"),
-        // Test support for the pipeline's users: an in-memory SeriesSink.
-        .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest"], path: "Tests/IngestTestSupport"),
+        // Test support for the pipeline's users: an in-memory SeriesSink, a notification feeder on a thread of its own.
+        .target(name: "IngestTestSupport", dependencies: ["HealthModel", "Ingest", "SourceEvents"], path: "Tests/IngestTestSupport"),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "TimersTests", dependencies: ["TestBus", "Timers"]),
         .testTarget(name: "TaskThreadsTests", dependencies: ["Posix", "TaskThreads", "TestBus"]),

@@ -1,32 +1,3 @@
-/// A beat on the timeline: integer ticks of 1/1024 s since the timeline origin, and the rule that flagged it.
-struct TimelineBeat: Sendable, Hashable {
-    var ticks: Int
-    var gap: GapReason?
-}
-
-/// What one notification's RR values produced.
-struct TimelineResult: Sendable {
-    var beats: [TimelineBeat] = []
-    /// RR values dropped as implausible (0, below `rrMinMs`, above `rrMaxMs`).
-    var implausible = 0
-    /// Beats dropped because they would not come after the previous beat.
-    var overlapping = 0
-    /// The chain was (re-)anchored to the arrival: a grid-to-chain offset learnt before is void.
-    var anchored = false
-}
-
-/// A notification whose beats wait for the next one: the chain before it, its RR values and its beats as placed
-/// if nothing is missing.
-struct HeldNotification: Sendable {
-    var position: Int
-    var lastEmitted: Int?
-    var rr: [UInt16]
-    var arrival: Double
-    var total: Int
-    var suspect: GapReason?
-    var beats: [TimelineBeat]
-}
-
 /// Reconstructs beat times from RR intervals (pure; no I/O, no dates).
 ///
 /// Beats live on an integer tick grid (1/1024 s, the RR unit) counted from an origin on the monotonic clock,
@@ -50,12 +21,19 @@ struct BeatTimeline: Sendable {
     private(set) var lastEmitted: Int?
     /// The rule that will flag the next emitted beat.
     private(set) var pendingGap: GapReason? = .connection
-    /// The notification after a suspect slot, held back until the next one decides (`ingest`).
-    private var held: HeldNotification?
+    /// The notification after a suspect slot and those that followed it, held back until one decides (`ingest`).
+    private var held: [HeldNotification] = []
     /// An RR value was dropped as implausible since the last emitted beat: the chain lost real time there.
     private var droppedSinceEmit = false
 
-    var isHolding: Bool { held != nil }
+    /// Notifications held back at most: the one after a suspect slot and the next two, so the fourth decides at
+    /// the latest (docs/INGEST.md, "Holding back").
+    static let maxHeld = 3
+
+    var isHolding: Bool { !held.isEmpty }
+
+    /// The grid slot of each notification held, oldest first, for `ingest`'s `heldPreviousSends`.
+    var heldSlots: [Int?] { held.map(\.slot) }
 
     /// Breaks the chain: the next plausible RR re-anchors to the clock and its beat is flagged. The first
     /// reason given since the last emitted beat is kept.
@@ -90,9 +68,12 @@ struct BeatTimeline: Sendable {
     }
 
     /// Adds the beats of one notification's RR values (1/1024 s, oldest first) that arrived at `arrival`
-    /// (monotonic seconds, never earlier than the previous arrival), checked against `bounds` when known.
-    mutating func ingest(_ rr: [UInt16], arrival: Double, bounds: SendBounds? = nil,
-                         settings: IngestSettings) -> TimelineResult {
+    /// (monotonic seconds, never earlier than the previous arrival), checked against `bounds` when known. `slot`
+    /// is its slot on the model's grid (nil while unlocked: nothing held can be decided any more); the
+    /// notifications held are checked again against `heldPreviousSends` (each one's previous send time as the
+    /// model knows it now, nil where it cannot tell yet).
+    mutating func ingest(_ rr: [UInt16], arrival: Double, bounds: SendBounds? = nil, slot: Int? = nil,
+                         heldPreviousSends: [Double?] = [], settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
         result.beats.reserveCapacity(rr.count + 1)  // an implied predecessor and the RR values' beats
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
@@ -106,23 +87,22 @@ struct BeatTimeline: Sendable {
             }
             return result
         }
-        var decided = false
-        if let held {
-            // The notification after a suspect slot waited for this one: a first beat too early here means the
-            // beats were missing before the held one (the chain is one beat behind since), so it is re-anchored.
-            self.held = nil
-            decided = true
-            if let bounds, firstBeatIsEarly(rr, plausible: plausible, bounds: bounds, settings: settings) {
-                (position, lastEmitted) = (held.position, held.lastEmitted)
-                breakChain(held.suspect ?? .chainBehind)
-                anchor(at: held.arrival, remaining: held.total, emitImplied: held.suspect != nil, settings: settings,
-                       into: &result)
-                for value in held.rr {
-                    position = (position ?? 0) + Int(value)
-                    emit(position ?? 0, into: &result)
-                }
+        var decided = false, keepsHolding = false
+        if !held.isEmpty {
+            // The notifications after a suspect slot waited for this one: a first beat too early here, or in one of
+            // them against what the model knows now, means the beats were missing before the first one held (the
+            // chain is behind since), so it is re-anchored there. Undecided, this one joins them (up to `maxHeld`)
+            // unless something new may have lost beats since; also while the model cannot decide for a moment (no
+            // bounds: the stream has not shown its cadence again) but its grid still holds.
+            if bounds.map({ firstBeatIsEarly(rr, plausible: plausible, bounds: $0, settings: settings) }) == true
+                || heldFirstBeatIsEarly(heldPreviousSends, settings: settings) {
+                decided = true
+                reanchorHeld(settings: settings, into: &result)
+            } else if slot != nil, bounds?.holdsBack != true, held.count < Self.maxHeld {
+                keepsHolding = true
             } else {
-                result.beats = held.beats
+                decided = true
+                result.beats = releaseHeld()
             }
         }
         let before = (position: position, lastEmitted: lastEmitted, beats: result.beats.count)
@@ -157,21 +137,61 @@ struct BeatTimeline: Sendable {
             remaining -= Int(value)
             emit(next, into: &result)
         }
-        // A suspect slot before a first beat that passed: undecidable here, so the next notification decides.
-        if !decided, let bounds, bounds.holdsBack, let position = before.position, !result.anchored,
-           result.implausible == 0, before.beats == 0 {
-            held = HeldNotification(position: position, lastEmitted: before.lastEmitted, rr: rr, arrival: arrival,
-                                    total: rr.reduce(0) { $0 + Int($1) }, suspect: bounds.suspect, beats: result.beats)
+        if keepsHolding {
+            // Re-anchored (the clock disagreed) or an RR dropped: the chain broke here, so the held beats go first.
+            if result.anchored || result.implausible > 0 {
+                result.beats = releaseHeld() + result.beats
+            } else if let position = before.position {
+                held.append(HeldNotification(position: position, lastEmitted: before.lastEmitted, rr: rr, arrival: arrival,
+                                             total: rr.reduce(0) { $0 + Int($1) }, suspect: nil, slot: slot,
+                                             beats: result.beats))
+                result.beats = []
+            }
+        } else if !decided, let bounds, bounds.holdsBack, let position = before.position, !result.anchored,
+                  result.implausible == 0, before.beats == 0 {
+            // A suspect slot before a first beat that passed: undecidable here, so a later notification decides.
+            held = [HeldNotification(position: position, lastEmitted: before.lastEmitted, rr: rr, arrival: arrival,
+                                     total: rr.reduce(0) { $0 + Int($1) }, suspect: bounds.suspect, slot: slot,
+                                     beats: result.beats)]
             result.beats = []
         }
         return result
     }
 
-    /// The held notification's beats, as they are (the chain continues through them): something came between
+    /// The held notifications' beats, as they are (the chain continues through them): something came between
     /// that cannot decide, or the series finishes.
     mutating func releaseHeld() -> [TimelineBeat] {
-        defer { held = nil }
-        return held?.beats ?? []
+        defer { held.removeAll() }
+        return held.count == 1 ? held[0].beats : held.flatMap(\.beats)
+    }
+
+    /// Beats were missing before the first notification held: the chain is re-anchored at its arrival (its
+    /// implied predecessor flagged, when a suspect slot came before it) and every held notification's beats
+    /// follow from there by their RR.
+    private mutating func reanchorHeld(settings: IngestSettings, into result: inout TimelineResult) {
+        let all = held
+        held.removeAll()
+        guard let first = all.first else { return }
+        (position, lastEmitted) = (first.position, first.lastEmitted)
+        breakChain(first.suspect ?? .chainBehind)
+        anchor(at: first.arrival, remaining: first.total, emitImplied: first.suspect != nil, settings: settings,
+               into: &result)
+        for notification in all {
+            for value in notification.rr {
+                position = (position ?? 0) + Int(value)
+                emit(position ?? 0, into: &result)
+            }
+        }
+    }
+
+    /// Whether a held notification's first beat falls at or before its previous send time as known now.
+    private func heldFirstBeatIsEarly(_ previousSends: [Double?], settings: IngestSettings) -> Bool {
+        for (notification, send) in zip(held, previousSends) {
+            guard let send, let first = notification.rr.first,
+                  let seconds = seconds(ofTicks: notification.position + Int(first)) else { continue }
+            if seconds <= send - settings.sendTimeTolerance { return true }
+        }
+        return false
     }
 
     /// Whether a notification's first plausible beat falls at or before the previous send time.

@@ -100,7 +100,7 @@ extension DeviceSession {
     }
 
     private mutating func addBeats(_ rr: [UInt16], at now: Double, effects: inout SessionEffects) {
-        // A new suspect slot since the held notification: the next check could not tell which one lost beats.
+        // A new suspect slot since the held notifications: the next check could not tell which one lost beats.
         if timeline.isHolding && model.suspect != nil { releaseHeld(at: now, effects: &effects) }
         if settings.quietLossDetection {
             let plausible = rr.reduce(0) { $0 + (BeatTimeline.isPlausible($1, settings: settings) ? Int($1) : 0) }
@@ -112,7 +112,10 @@ extension DeviceSession {
            model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
             breakChain(model.certainLossReason, at: now, effects: &effects)
         }
+        let heldSends = settings.quietLossDetection
+            ? timeline.heldSlots.map { slot in slot.flatMap { model.previousSend(before: $0) } } : []
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
+                                     slot: settings.quietLossDetection ? model.slot : nil, heldPreviousSends: heldSends,
                                      settings: settings)
         if result.anchored { model.forgetOffset() }
         if let end = timeline.positionSeconds { model.chainEnded(at: end) }

@@ -36,7 +36,8 @@ struct TimelineModel: Sendable {
     private(set) var cadence = NotificationCadence()
     /// (slot, chain end) of recent notifications with RR.
     private var samples: [(slot: Int, chainEnd: Double)] = []
-    private var slot: Int?
+    /// The current notification's slot on the grid; nil while unlocked.
+    private(set) var slot: Int?
     /// The slot of the last notification whose RR values ended the chain.
     private var lastRRSlot: Int?
     private(set) var suspect: GapReason?
@@ -112,6 +113,13 @@ struct TimelineModel: Sendable {
     var bounds: SendBounds? {
         guard mayDecide, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
         return SendBounds(previousSend: previous - k, suspect: suspect, mayHaveLost: mayHaveLost)
+    }
+
+    /// The send time before `slot` on the chain's scale, as `bounds` gives it for the current slot: how a held
+    /// notification is checked again with what the model knows now (nil while the grid may not decide).
+    func previousSend(before slot: Int) -> Double? {
+        guard mayDecide, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        return previous - k
     }
 
     /// A notification with RR values whose plausible ones sum to `rrSum` seconds, before they join the chain:

@@ -19,6 +19,22 @@ public struct StrapRecording: Sendable {
     public var steps: [StrapStep]
     /// Notifications per injected fault (`lost`, `no-rr`, `no-contact`, `zero-rr`, `disconnected`).
     public var injected: [String: Int]
+    /// `beatTicks[k]`: beat k on the sensor clock (ticks since the strap started).
+    public var beatTicks: [Int] = []
+    /// Every notification the strap sent, lost ones included (`heartbench timeline --list-misses` prints them).
+    public var sent: [StrapNotification] = []
+}
+
+/// One notification as the strap sent it: when, which true beats it held, and its fault (`normal` when none).
+public struct StrapNotification: Sendable, Hashable {
+    /// Sensor seconds since the strap started.
+    public var send: Double
+    /// The true beats completed in its window.
+    public var window: Range<Int>
+    /// `normal`, `lost`, `no-rr`, `no-contact`, `zero-rr` or `disconnected`.
+    public var fault: String
+    /// Host seconds since the first connection at which it arrived, nil if it did not.
+    public var arrival: Double?
 }
 
 /// Turns a real RR recording into what a chest strap sends and the host receives (pure, deterministic per seed).
@@ -59,12 +75,15 @@ public enum StrapGenerator {
                                delivered: 0..<0)]
         var injected: [String: Int] = [:]
         var bpm: UInt16 = 60, lastArrival = 0.0, connected = true
+        var sent: [StrapNotification] = []
         for (j, (send, window)) in (schedule ?? []).enumerated() {
             if let last = window.last, last > 0 { bpm = UInt16(clamping: Int((60 * 1024 / Double(rr[last])).rounded())) }
             let arrival = max(lastArrival + 0.0005, send * (1 + s.driftPPM * 1e-6) + s.latency
                               + Double.random(in: 0...s.maxJitter, using: &rng))
             let kind = kinds[j]
             if kind != .normal { injected[kind.rawValue, default: 0] += 1 }
+            let arrives = kind != .lost && kind != .disconnected
+            sent.append(StrapNotification(send: send, window: window, fault: kind.rawValue, arrival: arrives ? arrival : nil))
             switch kind {
             case .lost: continue
             case .disconnected:
@@ -93,7 +112,7 @@ public enum StrapGenerator {
             steps.append(StrapStep(event: .notification(address: address, bytes: measurement.encoded(), at: at(arrival)),
                                    delivered: delivered))
         }
-        return StrapRecording(scenario: s, rr: rr, steps: steps, injected: injected)
+        return StrapRecording(scenario: s, rr: rr, steps: steps, injected: injected, beatTicks: ticks, sent: sent)
     }
 
     static func at(_ seconds: Double) -> Timestamp { Timestamp(unixSeconds: epoch + seconds) }

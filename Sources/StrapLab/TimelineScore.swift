@@ -30,6 +30,8 @@ public struct TimelineTally: Sendable, Hashable {
     public var falsePositives = 0
     public var missed = 0
     public var gapsByRule: [String: Int] = [:]
+    /// The missed and false flags, in the order they were stored (`TimelineCase`).
+    public var cases: [TimelineCase] = []
 
     public init() {}
 
@@ -50,6 +52,7 @@ public struct TimelineTally: Sendable, Hashable {
         falsePositives += other.falsePositives
         missed += other.missed
         gapsByRule.merge(other.gapsByRule, uniquingKeysWith: +)
+        cases += other.cases
     }
 }
 
@@ -67,29 +70,82 @@ public enum TimelineScore {
         var previous: (beat: Int, time: Double)?
         // Delivered ranges whose beats were not emitted yet (held back for confirmation, or dropped).
         var pending: [Range<Int>] = []
+        var step = 0
+        // The emitted beats as the beats of the oldest `k` pending ranges (each range's beats and the beat its first
+        // RR starts from), oldest first; the surplus at the front is invented. With fewer emitted than candidates,
+        // the candidates left out are implied predecessors (never stored, or dropped as the beat stored before),
+        // each choice of them tried; else the oldest candidates.
+        func alignments(_ emitted: [LiveBeat], ranges k: Int) -> [(extra: Int, pairs: [(beat: Int, stored: LiveBeat)])] {
+            let covered = pending.prefix(k)
+            let candidates = Set(covered.flatMap { $0.lowerBound - 1..<$0.upperBound }).sorted()
+            let extra = max(0, emitted.count - candidates.count)
+            let suffix = (extra, zip(candidates.suffix(emitted.count - extra), emitted.dropFirst(extra)).map { ($0, $1) })
+            let implied = candidates.filter { beat in !covered.contains { $0.contains(beat) } }
+            let surplus = candidates.count - emitted.count
+            guard surplus > 0, surplus <= implied.count, implied.count <= 6 else { return [suffix] }
+            var out = [suffix]
+            for mask in 0..<(1 << implied.count) where mask.nonzeroBitCount == surplus {
+                let left = Set(implied.indices.filter { mask & (1 << $0) != 0 }.map { implied[$0] })
+                out.append((0, zip(candidates.filter { !left.contains($0) }, emitted).map { ($0, $1) }))
+            }
+            return out
+        }
+        // What an alignment would count against the model: the one that counts least is taken.
+        func cost(_ a: (extra: Int, pairs: [(beat: Int, stored: LiveBeat)]), ranges k: Int) -> Int {
+            var cost = a.extra, last = previous
+            for (beat, stored) in a.pairs {
+                let isImplied = !pending.prefix(k).contains { $0.contains(beat) }
+                if let last, beat <= last.beat { cost += 1; continue }
+                let needsGap = isImplied || last.map { $0.beat != beat - 1 } ?? true
+                let time = stored.time.timeIntervalSince1970
+                if stored.precededByGap != needsGap {
+                    cost += 1
+                } else if !needsGap, let last, abs((time - last.time) * 1024 - Double(recording.rr[beat])) > 0.01 {
+                    cost += 1
+                }
+                last = (beat, time)
+            }
+            return cost
+        }
         func match(_ emitted: [LiveBeat]) {
             guard !emitted.isEmpty else { return }
-            defer { pending.removeAll() }
-            // The true beats these can be: each range's beats and the beat its first RR starts from.
-            let candidates = Set(pending.flatMap { $0.lowerBound - 1..<$0.upperBound }).sorted()
-            let extra = max(0, emitted.count - candidates.count)
-            tally.invented += extra
-            tally.beats += extra
-            for (beat, stored) in zip(candidates.suffix(emitted.count - extra), emitted.dropFirst(extra)) {
-                let isImplied = !pending.contains { $0.contains(beat) }
+            // Usually every pending range; fewer when beats held back were released in the same step in which a
+            // newer notification was held (its range stays pending).
+            var k = pending.count
+            var best = alignments(emitted, ranges: k)[0]
+            var bestCost = cost(best, ranges: k)
+            for ranges in stride(from: pending.count, through: 1, by: -1) where bestCost > 0 {
+                for a in alignments(emitted, ranges: ranges) {
+                    let c = cost(a, ranges: ranges)
+                    if c < bestCost { (k, best, bestCost) = (ranges, a, c) }
+                }
+            }
+            let covered = Array(pending.prefix(k))
+            defer { pending.removeFirst(k) }
+            tally.invented += best.extra
+            tally.beats += best.extra
+            for (beat, stored) in best.pairs {
+                let isImplied = !covered.contains { $0.contains(beat) }
                 let time = stored.time.timeIntervalSince1970
                 tally.beats += 1
                 if !isImplied { tally.storedRR += 1 }
                 if let previous, beat <= previous.beat {
                     tally.invented += 1
-                    if stored.precededByGap { tally.falsePositives += 1 }
+                    if stored.precededByGap {
+                        tally.falsePositives += 1
+                        tally.cases.append(TimelineCase(kind: .falseGap, beat: beat, step: step))
+                    }
                     continue
                 }
                 let needsGap = isImplied || previous.map { $0.beat != beat - 1 } ?? true
                 switch (stored.precededByGap, needsGap) {
                 case (true, true): tally.truePositives += 1
-                case (true, false): tally.falsePositives += 1
-                case (false, true): tally.missed += 1
+                case (true, false):
+                    tally.falsePositives += 1
+                    tally.cases.append(TimelineCase(kind: .falseGap, beat: beat, step: step))
+                case (false, true):
+                    tally.missed += 1
+                    tally.cases.append(TimelineCase(kind: .missed, beat: beat, step: step))
                 case (false, false):
                     if let previous, abs((time - previous.time) * 1024 - Double(recording.rr[beat])) > 0.01 {
                         tally.inexact += 1
@@ -99,12 +155,14 @@ public enum TimelineScore {
             }
         }
         func drain() -> [LiveBeat] { live.withLock { beats in defer { beats.removeAll() }; return beats } }
-        for step in recording.steps {
-            pipeline.handleNow([step.event], tickWithEventTime: true)
-            tally.deliveredRR += step.delivered.count
-            if !step.delivered.isEmpty { pending.append(step.delivered) }
+        for (index, event) in recording.steps.enumerated() {
+            step = index
+            pipeline.handleNow([event.event], tickWithEventTime: true)
+            tally.deliveredRR += event.delivered.count
+            if !event.delivered.isEmpty { pending.append(event.delivered) }
             match(drain())
         }
+        step = recording.steps.count
         let status = pipeline.statusNow().first
         let end = recording.steps.last?.event.at.advanced(by: 1) ?? Timestamp(unixSeconds: StrapGenerator.epoch)
         await pipeline.finishAll(reason: .shutdown, at: end)

@@ -47,10 +47,11 @@ struct DaemonLiveDFATests {
         #expect((full["artifact_pct"] as? Double).map { $0 <= 5 } == true, "\(full)")
         #expect((full["intervals"] as? Int).map { $0 > 100 && $0 < 250 } == true, "\(full)")
         // Every 5 s of beat time, stamped with the notification's last beat: successive readings 5 s apart, give or
-        // take a notification's worth of beats.
+        // take the beats that reach the monitor together — one notification's, or up to four after a suspect slot
+        // (the timeline holds up to three back: docs/INGEST.md, "Holding back").
         let times = readings.compactMap { TestJSON.date($0["at"]) }
         for (a, b) in zip(times, times.dropFirst()) {
-            #expect(b.timeIntervalSince(a) >= 4 && b.timeIntervalSince(a) < 7, "\(a) → \(b)")
+            #expect(b.timeIntervalSince(a) >= 1 && b.timeIntervalSince(a) < 10, "\(a) → \(b)")
         }
 
         // status: the session carries its device's latest reading.

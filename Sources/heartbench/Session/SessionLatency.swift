@@ -54,7 +54,8 @@ extension SessionBenchmark {
         table.add("Session start → first tagged beat (median / max of \(trials), simulator at real time)",
                   heartd: "\(Fmt.ms(median(tagged))) / \(Fmt.ms(tagged.max() ?? 0))",
                   baseline: "\(Fmt.ms(median(anyBeat))) / \(Fmt.ms(anyBeat.max() ?? 0)) (next beat on `watch`, tagged or not)",
-                  target: "≤ one notification interval (1 s)", verdict: Verdict((tagged.max() ?? 99) <= 1.1))
+                  target: "tagging adds < 10 ms (the rest is the sensor's next beat)",
+                  verdict: Verdict(zip(tagged, anyBeat).allSatisfy { $0 - $1 < 0.01 }))
         table.note("Latency trials (tagged / next beat, ms): " + zip(tagged, anyBeat)
             .map { "\(Fmt.fixed($0 * 1000, 0))/\(Fmt.fixed($1 * 1000, 0))" }.joined(separator: ", ")
             + ". The poll adds up to ~2 ms plus a `series` round trip.")

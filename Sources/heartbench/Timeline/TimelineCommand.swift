@@ -24,7 +24,11 @@ struct TimelineCommand: AsyncParsableCommand {
     @Flag(help: "Faults in the first seconds after a connect and a reconnect, clean runs, per-beat senders (issue 30).")
     var firstSeconds = false
 
+    @Flag(help: "With --first-seconds: list every missed and false flag with the notifications around it (default classes: single-loss, drift, rr-less).")
+    var listMisses = false
+
     func run() async throws {
+        if listMisses && !firstSeconds { throw ValidationError("--list-misses goes with --first-seconds") }
         let chosen = try classes.map { list in
             try list.split(separator: ",").map { name in
                 guard let fault = FaultClass(rawValue: String(name)) else {
@@ -32,9 +36,14 @@ struct TimelineCommand: AsyncParsableCommand {
                 }
                 return fault
             }
-        } ?? FaultClass.allCases
+        }
+        if listMisses {
+            await TimelineMisses.run(seeds: seeds, classes: chosen ?? TimelineMisses.defaultClasses)
+            return
+        }
+        let all = chosen ?? FaultClass.allCases
         if firstSeconds {
-            await TimelineFirstSeconds.run(seeds: seeds, classes: chosen)
+            await TimelineFirstSeconds.run(seeds: seeds, classes: all)
             return
         }
         print("## Beat timeline under injected faults: \(seeds) seeds × \(notifications) notifications per class")
@@ -46,7 +55,7 @@ struct TimelineCommand: AsyncParsableCommand {
         print("| fault class | losses (needed flags) | precision | recall | baseline precision | baseline recall | RR stored / delivered | invented | inexact | flags by rule |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         let baseline = IngestSettings(quietLossDetection: false)
-        for fault in chosen {
+        for fault in all {
             let ours = await TimelineScore.score(fault, seeds: 0..<seeds, notifications: notifications)
             let old = await TimelineScore.score(fault, seeds: 0..<seeds, notifications: notifications, settings: baseline)
             let rules = ours.gapsByRule.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

@@ -1,0 +1,68 @@
+import Control
+import Foundation
+import HealthModel
+@testable import HeartdKit
+import HeartStore
+import Ingest
+import IngestTestSupport
+import Logging
+import SourceEvents
+import Testing
+
+/// `session.stop` computes the session's whole HRV analysis (`SessionStatistics.analysis`, ~¼ s for a 24-hour
+/// session in release). It runs on the control connection's task, from a store read before the stop's write; a
+/// notification is handled on the thread that received it (the D-Bus reader's), under the pipeline's lock only. So a
+/// notification handled while a session stops never waits for the analysis: capture runs on as the stop computes.
+@Suite struct SessionStopCaptureTests {
+    static let device = "A0:9E:1A:00:00:30"
+
+    @Test(.timeLimit(.minutes(1)))
+    func aNotificationHandledDuringAStopNeverWaitsForTheAnalysis() async throws {
+        let dir = try TestDirectory("stop")
+        defer { dir.remove() }
+        let database = try HeartDatabase(path: dir.file("store.sqlite"))
+        // Three hours of beats stored in the session: its analysis takes a while even in a debug build.
+        let start = Date().addingTimeInterval(-3 * 3600)
+        var beats: [Beat] = [], t = 0.0
+        for i in 0..<12_000 {
+            t += 0.85 + 0.08 * sin(Double(i) / 5) + (i % 97 == 0 ? 0.4 : 0)
+            beats.append(Beat(offset: t, precededByGap: i == 0))
+        }
+        try database.save([.heartbeatSeries(HeartbeatSeriesSample(
+            start: start, end: start.addingTimeInterval(t + 0.001), beats: beats,
+            device: DeviceInfo(localIdentifier: Self.device)))])
+        let session = try database.startSession(Session(label: "stop", start: start, devices: [Self.device]))
+        let clock = ContinuousClock()
+        let analysisTime = clock.measure {
+            #expect(SessionStatistics.analysis([HeartbeatSeriesSample(start: start, end: start.addingTimeInterval(t + 0.001),
+                                                                      beats: beats, device: nil)],
+                                               from: start, to: Date()) != nil)
+        }
+
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = BackgroundSink(StoreSink(database: database, logger: logger), memoryBufferBeats: 100_000)
+        store.start()
+        defer { store.stop() }
+        let pipeline = IngestPipeline(sink: store)
+        let monitor = ActiveSessionMonitor()
+        let handler = DaemonControlHandler(pipeline: pipeline, database: database, hub: LiveEventHub(logger: logger),
+                                           capture: FixedCaptureControl(kind: .simulator), mode: .simulate, store: store,
+                                           monitor: monitor)
+        try applyActiveSessions(pipeline: pipeline, database: database, monitor: monitor)
+        pipeline.handleNow(.connected(address: Self.device, device: nil, at: .now()))
+        let feeder = NotificationFeeder(pipeline: pipeline, address: Self.device)
+
+        feeder.measure(true)
+        let t0 = clock.now
+        let stopped = try await handler.stopSession(["uuid": .string(session.uuid.uuidString)])
+        let stopTime = clock.now - t0
+        feeder.measure(false)
+        let fed = feeder.finish()
+
+        #expect(stopped.statistics?.analysis != nil, "the stop computed the analysis")
+        #expect(fed.handled >= 3, "notifications were handled while the session stopped (\(fed.handled) in \(stopTime))")
+        // Were the analysis on the notification path, one notification would wait about as long as it runs.
+        #expect(fed.longest < analysisTime / 4,
+                "longest notification \(fed.longest) during a stop of \(stopTime); the analysis alone takes \(analysisTime)")
+    }
+}
