@@ -56,7 +56,9 @@ public final class HeartBridge: Service, Sendable {
         let events = client.events()
         let messages = client.messages()
         if let birth = topics.homeAssistantStatus { client.subscribe(birth) }
-        publishEverything(force: true)
+        // Not yet connected: the `.connected` event publishes everything. Publishing now as well would queue a second
+        // copy of every retained topic (Home Assistant would read the discovery twice).
+        if client.isConnected { publishEverything(force: true) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in updates.cancelOnGracefulShutdown() { self.handle(update) }
