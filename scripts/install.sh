@@ -8,7 +8,8 @@
 #   DESTDIR=/tmp/stage scripts/install.sh         # stage into a directory (no systemctl calls)
 #
 # Environment: PREFIX (default /usr/local), SYSCONFDIR (default /etc), DESTDIR (default empty),
-# BUILD_DIR (default .build-static/release, where scripts/build-release.sh builds),
+# BUILD_DIR (default .build-static/release, where scripts/build-release.sh builds; or a folder scripts/split-debug.sh
+# wrote, installed as it is),
 # DEBUGDIR (default /usr/lib/debug, where gdb looks for the debug info of $PREFIX/bin/heartd: $DEBUGDIR$PREFIX/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,12 +72,13 @@ done
 gen_tmp="$(mktemp -d)"
 unit_tmp="$(mktemp)"
 trap 'rm -f "$unit_tmp"; rm -rf "$gen_tmp"' EXIT
+# A BUILD_DIR that scripts/split-debug.sh wrote (<binary>.debug beside <binary>) is installed as it is.
+split_dir=$gen_tmp
+if [ -e "$BUILD_DIR/heartd.debug" ]; then split_dir=$BUILD_DIR; fi
 for binary in "${binaries[@]}"; do
-  run objcopy --only-keep-debug "$BUILD_DIR/$binary" "$gen_tmp/$binary.debug"
-  # objcopy reads the .debug file for its checksum and records only its name; the installed copy is that file.
-  run objcopy --strip-all --add-gnu-debuglink="$gen_tmp/$binary.debug" "$BUILD_DIR/$binary" "$gen_tmp/$binary"
-  install_file 0755 "$gen_tmp/$binary" "$BINDIR/$binary"
-  install_file 0644 "$gen_tmp/$binary.debug" "$DEBUGDIR$BINDIR/$binary.debug"
+  if [ "$split_dir" = "$gen_tmp" ]; then run scripts/split-debug.sh "$gen_tmp" "$BUILD_DIR/$binary"; fi
+  install_file 0755 "$split_dir/$binary" "$BINDIR/$binary"
+  install_file 0644 "$split_dir/$binary.debug" "$DEBUGDIR$BINDIR/$binary.debug"
 done
 
 # The units name /usr/local/bin/heartd and /usr/local/bin/heartd-sync; rewrite them for another PREFIX.

@@ -39,7 +39,12 @@ check "existing config kept" '[ "$(cat "$stage/etc/heartd/heartd.toml")" = "# mi
 
 check "missing build refused" '! DESTDIR="$stage" BUILD_DIR="$tmp/none" scripts/install.sh >/dev/null 2>&1'
 check "dry run changes nothing" 'DESTDIR="$tmp/dry" BUILD_DIR="$tmp/build" scripts/install.sh --dry-run >/dev/null && [ ! -e "$tmp/dry" ]'
-check "dry run shows the stripping" 'BUILD_DIR="$tmp/build" scripts/install.sh --dry-run | grep "^+ objcopy --strip-all --add-gnu-debuglink=.*heartd-sync.debug" >/dev/null'
+check "dry run shows the stripping" 'BUILD_DIR="$tmp/build" scripts/install.sh --dry-run | grep "^+ scripts/split-debug.sh .* $tmp/build/heartd-sync$" >/dev/null'
+# A build split beforehand (scripts/sdlab-test.sh does it on the host) installs the same files, split once.
+scripts/split-debug.sh "$tmp/split" "$tmp/build"/*
+DESTDIR="$tmp/stage-split" BUILD_DIR="$tmp/split" PREFIX=/opt/hd scripts/install.sh --udev-rule >/dev/null
+check "a split build installs the same binaries and debug files" 'diff -r "$stage/opt/hd/bin" "$tmp/stage-split/opt/hd/bin" && diff -r "$stage/usr/lib/debug" "$tmp/stage-split/usr/lib/debug"'
+check "a split build is not split again" '! BUILD_DIR="$tmp/split" scripts/install.sh --dry-run | grep -q split-debug.sh'
 
 # A user's drop-ins, as `systemctl edit heartd` and `systemctl set-property heartd` write them.
 mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d" \
