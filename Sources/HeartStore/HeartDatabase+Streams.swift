@@ -31,7 +31,12 @@ extension HeartDatabase {
     /// (an instant point at `from` counts): samples in start order, each sample's points in its own order.
     public func forEachQuantityPoint(type: QuantityType, from: Date, to: Date, device: String? = nil,
                                      metadata: MetadataPredicate = [:], _ body: (QuantityPoint) -> Void) throws(StoreError) {
-        try read { db in
+        try read { db in try Self.forEachQuantityPoint(type: type, from: from, to: to, device: device, metadata: metadata, in: db, body) }
+    }
+
+    static func forEachQuantityPoint(type: QuantityType, from: Date, to: Date, device: String?, metadata: MetadataPredicate,
+                                     in db: Database, _ body: (QuantityPoint) -> Void) throws {
+        do {
             guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to,
                                                metadata: metadata, in: db) else { return }
             let cursor = try Row.fetchCursor(
