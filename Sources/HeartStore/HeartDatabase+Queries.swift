@@ -35,9 +35,9 @@ extension HeartDatabase {
         }
     }
 
-    /// The SQL of one page of `samplePage` (nil: nothing can match). The cursor's start bounds the index range
-    /// itself, not only the OR that breaks ties (SQLite cannot seek by an OR): otherwise each page walks every row
-    /// from the range's start to the cursor, and listing a year of 100,000 samples in pages of 1000 visits 5 M rows.
+    /// The SQL of one page of `samplePage` (nil: nothing can match). The cursor's start is also the bound of the index
+    /// range (`RangeFilter`'s `resumingAt`), so a deep page never walks the rows from the range's start to the cursor
+    /// whatever the planner makes of the OR that breaks ties (`StorePagingTests` holds a deep page to the first's cost).
     static func pageQuery(type: String?, device: String?, from: Date?, to: Date?, metadata: MetadataPredicate,
                           limit: Int?, newestFirst: Bool, after: SamplePageCursor?,
                           in db: Database) throws -> (String, StatementArguments)? {
