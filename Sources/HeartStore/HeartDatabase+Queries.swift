@@ -21,20 +21,9 @@ extension HeartDatabase {
                            metadata: MetadataPredicate = [:], limit: Int? = nil, newestFirst: Bool = false,
                            after: SamplePageCursor? = nil) throws(StoreError) -> SamplePage {
         try read { db in
-            guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, metadata: metadata, in: db)
+            guard let (sql, arguments) = try Self.pageQuery(type: type, device: device, from: from, to: to, metadata: metadata,
+                                                            limit: limit, newestFirst: newestFirst, after: after, in: db)
             else { return SamplePage(samples: [], next: nil) }
-            var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql)"
-            var arguments = filter.arguments
-            if let after {
-                sql += newestFirst ? " AND (startDate < ? OR (startDate = ? AND anchor < ?))"
-                    : " AND (startDate > ? OR (startDate = ? AND anchor > ?))"
-                arguments += [after.startSeconds, after.startSeconds, after.anchor]
-            }
-            sql += newestFirst ? " ORDER BY startDate DESC, anchor DESC" : " ORDER BY startDate, anchor"
-            if let limit {
-                sql += " LIMIT ?"
-                arguments += [max(limit, 0) + 1]
-            }
             var records = try SampleRecord.fetchAll(db, sql: sql, arguments: arguments)
             var next: SamplePageCursor?
             if let limit, records.count > max(limit, 0) {
@@ -44,6 +33,30 @@ extension HeartDatabase {
             }
             return SamplePage(samples: try Self.summaries(records, in: db), next: next)
         }
+    }
+
+    /// The SQL of one page of `samplePage` (nil: nothing can match). The cursor's start is also the bound of the index
+    /// range (`RangeFilter`'s `resumingAt`), so a deep page never walks the rows from the range's start to the cursor
+    /// whatever the planner makes of the OR that breaks ties (`StorePagingTests` holds a deep page to the first's cost).
+    static func pageQuery(type: String?, device: String?, from: Date?, to: Date?, metadata: MetadataPredicate,
+                          limit: Int?, newestFirst: Bool, after: SamplePageCursor?,
+                          in db: Database) throws -> (String, StatementArguments)? {
+        guard let filter = try RangeFilter(type: type, device: device, from: from, to: to, metadata: metadata,
+                                           resumingAt: after.map { ($0.startSeconds, newestFirst) }, in: db)
+        else { return nil }
+        var sql = "SELECT \(SampleRecord.summaryColumns) FROM samples WHERE \(filter.sql)"
+        var arguments = filter.arguments
+        if let after {
+            sql += newestFirst ? " AND (startDate < ? OR (startDate = ? AND anchor < ?))"
+                : " AND (startDate > ? OR (startDate = ? AND anchor > ?))"
+            arguments += [after.startSeconds, after.startSeconds, after.anchor]
+        }
+        sql += newestFirst ? " ORDER BY startDate DESC, anchor DESC" : " ORDER BY startDate, anchor"
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [max(limit, 0) + 1]
+        }
+        return (sql, arguments)
     }
 
     /// The full sample, or nil when no sample has this UUID.
@@ -127,7 +140,10 @@ struct RangeFilter {
     var arguments: StatementArguments
 
     /// Nil when the device is unknown (nothing can match).
-    init?(type: String?, device: String?, from: Date?, to: Date?, metadata: MetadataPredicate = [:], in db: Database) throws {
+    /// `resumingAt`: a page's cursor — the start it resumes at and whether pages go newest first; the bound on
+    /// `startDate` it sets (at least / at most that start) is the one the index range takes.
+    init?(type: String?, device: String?, from: Date?, to: Date?, metadata: MetadataPredicate = [:],
+          resumingAt: (start: Double, newestFirst: Bool)? = nil, in db: Database) throws {
         var clauses: [String] = []
         arguments = []
         if let type {
@@ -146,10 +162,18 @@ struct RangeFilter {
             } else {
                 longest = try Double.fetchOne(db, sql: "SELECT MAX(maxDuration) FROM type_extent")
             }
+            var lowest = StoreCoding.seconds(from) - (longest ?? 0)
+            if let resume = resumingAt, !resume.newestFirst { lowest = max(lowest, resume.start) }
             clauses.append("startDate >= ? AND endDate >= ?")
-            arguments += [StoreCoding.seconds(from) - (longest ?? 0), StoreCoding.seconds(from)]
+            arguments += [lowest, StoreCoding.seconds(from)]
+        } else if let resume = resumingAt, !resume.newestFirst {
+            clauses.append("startDate >= ?")
+            arguments += [resume.start]
         }
-        if let to {
+        if let resume = resumingAt, resume.newestFirst, to.map({ resume.start < StoreCoding.seconds($0) }) ?? true {
+            clauses.append("startDate <= ?")
+            arguments += [resume.start]
+        } else if let to {
             clauses.append("startDate < ?")
             arguments += [StoreCoding.seconds(to)]
         }

@@ -93,6 +93,12 @@ extension HeartDatabase {
             let record = SampleRecord(sample: sample, deviceId: deviceId, deviceMetadata: deviceId.flatMap { rowMetadata[$0] },
                                       anchor: anchors.next(), contents: contents)
             try record.insert(db)
+            if record.type == QuantityType.heartRate.identifier {
+                try HeartRateRollup.insert(sample: StoreCoding.uuidBlob(uuid), deviceId: deviceId, seriesStart: record.start,
+                                           contents: contents, in: db)
+            } else if record.type == Sample.heartbeatSeriesIdentifier {
+                try HeartbeatRollup.insert(sample: StoreCoding.uuidBlob(uuid), seriesStart: record.start, contents: contents, in: db)
+            }
             result.saved.append(uuid)
             let duration = sample.end.timeIntervalSince(sample.start)
             extents[record.type] = max(extents[record.type] ?? 0, duration)
@@ -111,6 +117,8 @@ extension HeartDatabase {
     static func tombstone(uuid: UUID, type: String, now: Date, anchors: inout AnchorSequence, in db: Database) throws {
         let key = StoreCoding.uuidBlob(uuid)
         try db.execute(sql: "DELETE FROM samples WHERE uuid = ?", arguments: [key])
+        if type == QuantityType.heartRate.identifier { try HeartRateRollup.delete(sample: key, in: db) }
+        if type == Sample.heartbeatSeriesIdentifier { try HeartbeatRollup.delete(sample: key, in: db) }
         try TombstoneRecord(uuid: uuid, type: type, deletedAt: now, anchor: anchors.next()).insert(db)
     }
 }

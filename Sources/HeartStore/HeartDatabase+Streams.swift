@@ -31,24 +31,28 @@ extension HeartDatabase {
     /// (an instant point at `from` counts): samples in start order, each sample's points in its own order.
     public func forEachQuantityPoint(type: QuantityType, from: Date, to: Date, device: String? = nil,
                                      metadata: MetadataPredicate = [:], _ body: (QuantityPoint) -> Void) throws(StoreError) {
-        try read { db in
-            guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to,
-                                               metadata: metadata, in: db) else { return }
-            let cursor = try Row.fetchCursor(
-                db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
-                arguments: filter.arguments)
-            while let row = try cursor.next() {
-                let start = StoreCoding.date(try row.decode(atIndex: 0) as Double)
-                let points: [QuantityPoint]
-                do {
-                    points = try row.withUnsafeData(atIndex: 1) { data in
-                        try QuantitySeriesCoding.decode(data.map { [UInt8]($0) } ?? [], seriesStart: start)
-                    }
-                } catch let error as SeriesCodingError {
-                    throw StoreError(.corruptBlob, "quantity series at \(start): \(error)")
+        try read { db in try Self.forEachQuantityPoint(type: type, from: from, to: to, device: device, metadata: metadata, in: db, body) }
+    }
+
+    /// `forEachQuantityPoint` inside a read the caller holds (`heartRateRollup` streams its edges in its own read).
+    static func forEachQuantityPoint(type: QuantityType, from: Date, to: Date, device: String?, metadata: MetadataPredicate,
+                                     in db: Database, _ body: (QuantityPoint) -> Void) throws {
+        guard let filter = try RangeFilter(type: type.identifier, device: device, from: from, to: to,
+                                           metadata: metadata, in: db) else { return }
+        let cursor = try Row.fetchCursor(
+            db, sql: "SELECT startDate, contents FROM samples WHERE \(filter.sql) ORDER BY startDate",
+            arguments: filter.arguments)
+        while let row = try cursor.next() {
+            let start = StoreCoding.date(try row.decode(atIndex: 0) as Double)
+            let points: [QuantityPoint]
+            do {
+                points = try row.withUnsafeData(atIndex: 1) { data in
+                    try QuantitySeriesCoding.decode(data.map { [UInt8]($0) } ?? [], seriesStart: start)
                 }
-                for point in points where point.start < to && point.end >= from { body(point) }
+            } catch let error as SeriesCodingError {
+                throw StoreError(.corruptBlob, "quantity series at \(start): \(error)")
             }
+            for point in points where point.start < to && point.end >= from { body(point) }
         }
     }
 }

@@ -119,6 +119,16 @@ enum Schema {
                 t.column("anchor", .integer).notNull().unique() // the anchor of its latest save
             }
         }
+        migrator.registerMigration("v5-heart-rate-hourly") { db in
+            // Per heart-rate sample and UTC hour, the totals `stats` sums over long ranges (`HeartRateRollup`);
+            // every stored heart-rate sample is rolled up here.
+            try HeartRateRollup.migrate(db)
+        }
+        migrator.registerMigration("v6-heartbeat-hourly") { db in
+            // Per heartbeat series and UTC hour, HRV's running sums (`HeartbeatRollup`); every stored series is
+            // rolled up here.
+            try HeartbeatRollup.migrate(db)
+        }
         return migrator
     }
 

@@ -172,6 +172,11 @@ public enum HRVCall: ControlCall {
         public init(uuid: String? = nil) { self.uuid = uuid }
     }
 
+    /// A time-domain measure of `Result`, by its key.
+    public enum Measure: String, Codable, Sendable, Hashable, CaseIterable {
+        case count, sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms", pnn50Percent = "pnn50_pct", meanHeartRateBpm = "mean_hr_bpm"
+    }
+
     /// The same shape for `heartctl hrv --rr-file`; `rmssd_ms` and `pnn50_pct` are `null` with too few intervals.
     /// The top-level figures are of the RR chain as recorded (uncorrected); `analysis` carries the corrected ones.
     public struct Result: Codable, Sendable, Hashable {
@@ -182,6 +187,9 @@ public enum HRVCall: ControlCall {
         public var meanHeartRateBpm: Double
         /// Artifacts and the measures of the corrected NN intervals; absent from an older daemon.
         public var analysis: HRVAnalysis?
+        /// The measures computed from the store's hourly sums (`hrv_hourly`) rather than from the beats: over a
+        /// range of more beats than `HRVRange.analysisBeatLimit` (where `analysis` is absent anyway). Absent otherwise.
+        public var rolledUp: [Measure]?
 
         public init(_ m: HRVMetrics, analysis: HRVAnalysis? = nil) {
             count = m.count
@@ -194,7 +202,7 @@ public enum HRVCall: ControlCall {
 
         enum CodingKeys: String, CodingKey {
             case count, sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms", pnn50Percent = "pnn50_pct", meanHeartRateBpm = "mean_hr_bpm",
-                 analysis
+                 analysis, rolledUp = "rolled_up"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -205,6 +213,7 @@ public enum HRVCall: ControlCall {
             try c.encode(pnn50Percent, forKey: .pnn50Percent)
             try c.encode(meanHeartRateBpm, forKey: .meanHeartRateBpm)
             try c.encodeIfPresent(analysis, forKey: .analysis)
+            try c.encodeIfPresent(rolledUp, forKey: .rolledUp)
         }
     }
 }

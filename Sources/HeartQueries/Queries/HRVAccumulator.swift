@@ -1,4 +1,5 @@
 import HealthModel
+import HeartStore
 
 /// `HRVMetrics` over a range, fed one segment at a time, so `hrv` over months holds running sums instead of every RR
 /// interval (a year is ~41 M). The same definitions as `HRVMetrics(segments:)`, the same segments
@@ -34,6 +35,21 @@ struct HRVAccumulator: Sendable {
     /// A heartbeat series' beats, each series its own segments (no RR spans two series).
     mutating func add(beats: [Beat]) {
         for segment in HRVMetrics.segments(of: beats) { add(segment: segment) }
+    }
+
+    /// Sums kept elsewhere (the store's `hrv_hourly`), re-shifted to this accumulator's shift.
+    mutating func merge(_ h: HeartbeatHourSums) {
+        guard h.count > 0 else { return }
+        let k = shift ?? h.shift
+        shift = k
+        let n = Double(h.count), delta = h.shift - k
+        shiftedSum += h.shiftedSum + n * delta
+        shiftedSquares += h.shiftedSquares + 2 * delta * h.shiftedSum + n * delta * delta
+        rateSum += h.rateSum
+        count += h.count
+        squaredDifferences += h.squaredDifferences
+        differences += h.differences
+        over50 += h.over50
     }
 
     /// The metrics so far. Throws `too-few-intervals` with fewer than 2 intervals, as `HRVMetrics` does.

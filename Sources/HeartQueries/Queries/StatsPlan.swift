@@ -44,6 +44,23 @@ public struct StatsPlan: Sendable {
         return try QuantityStatisticsBuilder.single(style: type.aggregation, from: from, to: to)
     }
 
+    /// Whether the store's hourly heart-rate roll-up answers (`HeartDatabase.heartRateRollup`): heart rate without a
+    /// metadata filter, in one bucket or in buckets of whole hours on an anchor on the hour (UTC), so every bucket is
+    /// a union of whole hours.
+    public var readsHourlyRollup: Bool {
+        guard type == .heartRate, scope.metadata.isEmpty else { return false }
+        guard let interval else { return true }
+        let hour = 3600.0
+        return interval.truncatingRemainder(dividingBy: hour) == 0
+            && anchor.timeIntervalSinceReferenceDate.truncatingRemainder(dividingBy: hour) == 0
+    }
+
+    /// The grid index (`k` of `anchor + k·interval`) of the bucket holding the instant `date` (0 for one bucket).
+    public func bucketIndex(of date: Date) -> Int {
+        guard let interval else { return 0 }
+        return Int((date.timeIntervalSince(anchor) / interval).rounded(.down))
+    }
+
     public func entry(_ builder: QuantityStatisticsBuilder) -> Entry {
         interval == nil ? (builder.statistics(), nil) : (nil, builder.collection().buckets)
     }

@@ -138,6 +138,19 @@ public struct StoreQueries: Sendable {
         func statistics(device: String?, skipEmpty: Bool = false) throws -> StatsPlan.Entry? {
             var builder = try plan.builder()
             var any = false
+            if plan.readsHourlyRollup {
+                let answered = try database.heartRateRollup(from: plan.from, to: plan.to, device: device, totals: { hour, totals in
+                    any = true
+                    builder.merge(totals, intoBucket: plan.bucketIndex(of: hour))
+                }, point: {
+                    any = true
+                    builder.add($0)
+                })
+                if answered {
+                    if skipEmpty && !any { return nil }
+                    return plan.entry(builder)
+                }
+            }
             try database.forEachQuantityPoint(type: plan.type, from: plan.from, to: plan.to, device: device,
                                               metadata: plan.scope.metadata) {
                 any = true
@@ -173,6 +186,18 @@ public struct StoreQueries: Sendable {
         }
         let scope = try resolvedScope(of: .hrv, p.params, now: p.now)
         let (from, to) = try range(scope)
+        // More beats than a full analysis takes: the time domain from the hourly sums, without decoding a beat.
+        var sums = HRVAccumulator()
+        if try database.heartbeatRollup(from: from, to: to, device: scope.device, metadata: scope.metadata,
+                                        beatsAbove: HRVRange.analysisBeatLimit, { sums.merge($0) }) {
+            do {
+                var result = HRVCall.Result(try sums.metrics())
+                result.rolledUp = HRVCall.Measure.allCases
+                return result
+            } catch {
+                throw ControlError(.notFound, "not enough beats for HRV: \(error)")
+            }
+        }
         var range = HRVRange()
         try database.forEachHeartbeatSeries(from: from, to: to, device: scope.device, metadata: scope.metadata) { range.add($0) }
         return try range.result()
