@@ -54,6 +54,18 @@ public final class ControlClient: @unchecked Sendable {
         try await follow(method, params) { $0 }
     }
 
+    /// `watchLines` for a client that handles each line where it is read: `handle` runs on the client's reading
+    /// thread, in order, as each line arrives, with no task woken per event (LiveFeed, which follows every
+    /// notification). The returned stream yields nothing: it finishes when the server ends the stream, throws as
+    /// `watch`'s does, and ending its iteration closes the connection.
+    public func watchLines(_ method: String, params: [String: JSONValue] = [:],
+                           handle: @escaping @Sendable ([UInt8]) -> Void) async throws -> AsyncThrowingStream<Never, any Error> {
+        try await follow(method, params) { line -> Never? in
+            handle(line)
+            return nil
+        }
+    }
+
     private func follow<Element: Sendable>(_ method: String, _ params: [String: JSONValue],
                                            _ element: @escaping @Sendable ([UInt8]) -> Element?) async throws -> AsyncThrowingStream<Element, any Error> {
         let response = try await send(method, params: params)

@@ -21,6 +21,8 @@ public final class LiveFanout: Service, Sendable {
     public let window: Duration
     private let logger: Logger
     private let state = Mutex(State())
+    /// Wakes the sender at the first message of a window.
+    private let windows = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     private struct State {
         var clients: [Int: Client] = [:]
@@ -59,11 +61,21 @@ public final class LiveFanout: Service, Sendable {
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 
     public func run() async throws {
-        let updates = source.updates(buffer: 4096)
-        state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
-        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every update
-        // with the shutdown signal (a task hop per update).
-        await cancelWhenGracefulShutdown { await self.fanOut(updates) }
+        // Each update is turned into frames where the feed makes it (`observe`: no task woken per update); only the
+        // first of a window wakes this task, which waits out the window and hands over what gathered.
+        let observation = source.observe { [weak self] update in self?.gather(update) }
+        // After `observe`: this set is at least as new as any update the handler has already taken.
+        let sessions = Set(source.snapshot().activeSessions.map(\.uuid))
+        state.withLock { $0.activeSessions = sessions }
+        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every window
+        // with the shutdown signal (a task hop each).
+        await cancelWhenGracefulShutdown {
+            for await _ in self.windows.stream {
+                if self.window > .zero { try? await Task.sleep(for: self.window) }
+                self.broadcast()
+            }
+        }
+        source.unobserve(observation)
         let clients = state.withLock { state in
             state.finished = true
             defer { state.clients = [:] }
@@ -72,31 +84,18 @@ public final class LiveFanout: Service, Sendable {
         for client in clients { client.sink.finish() }
     }
 
-    /// Gathers each window's messages and sends them: the first update of a window wakes the sender, which waits
-    /// out the window and hands over what gathered.
-    private func fanOut(_ updates: AsyncStream<LiveUpdate>) async {
-        let (windows, opened) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in
-                for await _ in windows {
-                    if window > .zero { try? await Task.sleep(for: window) }
-                    broadcast()
-                }
-            }
-            for await update in updates {
-                let messages = messages(for: update)  // always: it keeps the session list for the next difference
-                // Encoded only if some browser's filter admits it (most want no beats).
-                let filters = state.withLock { $0.clients.values.map(\.filter) }
-                let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
-                guard !frames.isEmpty else { continue }
-                let first = state.withLock { state in
-                    defer { state.pending += frames }
-                    return state.pending.isEmpty
-                }
-                if first { opened.yield() }
-            }
-            opened.finish()
+    /// One update: its messages, framed once if some browser's filter admits them (most want no beats), join the
+    /// window; the first of a window wakes the sender.
+    private func gather(_ update: LiveUpdate) {
+        let messages = messages(for: update)  // always: it keeps the session list for the next difference
+        let filters = state.withLock { $0.clients.values.map(\.filter) }
+        let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
+        guard !frames.isEmpty else { return }
+        let first = state.withLock { state in
+            defer { state.pending += frames }
+            return state.pending.isEmpty
         }
+        if first { windows.continuation.yield() }
     }
 
     /// Registers a browser read through an `AsyncStream` (Server-Sent Events, tests): its queue starts with the
