@@ -26,6 +26,8 @@ public final class LiveFanout: Service, Sendable {
 
     private struct State {
         var clients: [Int: Client] = [:]
+        /// The clients' distinct filters, each with how many clients hold it: an update is framed if one admits it.
+        var filters: [LiveFilter: Int] = [:]
         var nextID = 0
         var activeSessions: Set<UUID> = []
         var finished = false
@@ -34,6 +36,13 @@ public final class LiveFanout: Service, Sendable {
         var tallies: [String: EffortTally] = [:]
         /// The messages gathered in this window, in order.
         var pending: [(LiveMessage, ByteBuffer)] = []
+
+        /// Forgets a client and, with its last holder, its filter.
+        mutating func remove(_ id: Int) {
+            guard let client = clients.removeValue(forKey: id) else { return }
+            filters[client.filter, default: 1] -= 1
+            if filters[client.filter] == 0 { filters[client.filter] = nil }
+        }
     }
 
     private struct Client {
@@ -78,7 +87,10 @@ public final class LiveFanout: Service, Sendable {
         source.unobserve(observation)
         let clients = state.withLock { state in
             state.finished = true
-            defer { state.clients = [:] }
+            defer {
+                state.clients = [:]
+                state.filters = [:]
+            }
             return Array(state.clients.values)
         }
         for client in clients { client.sink.finish() }
@@ -88,7 +100,7 @@ public final class LiveFanout: Service, Sendable {
     /// window; the first of a window wakes the sender.
     private func gather(_ update: LiveUpdate) {
         let messages = messages(for: update)  // always: it keeps the session list for the next difference
-        let filters = state.withLock { $0.clients.values.map(\.filter) }
+        let filters = state.withLock { Array($0.filters.keys) }
         let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
         guard !frames.isEmpty else { return }
         let first = state.withLock { state in
@@ -118,6 +130,7 @@ public final class LiveFanout: Service, Sendable {
             guard !state.finished else { return nil }
             state.nextID += 1
             state.clients[state.nextID] = Client(filter: filter, sink: sink, skip: state.pending.count)
+            state.filters[filter, default: 0] += 1
             return state.nextID
         }
         if id != nil { _ = sink.send([snapshotMessage(device: filter.device).frame()]) }
@@ -126,7 +139,7 @@ public final class LiveFanout: Service, Sendable {
 
     /// Forgets a browser (its connection ended).
     public func unsubscribe(_ id: Int) {
-        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+        state.withLock { $0.remove(id) }
     }
 
     /// The whole picture now (or one device's), as the first message of every browser and `/api/devices`.
@@ -191,13 +204,21 @@ public final class LiveFanout: Service, Sendable {
             return (state.pending, Array(state.clients))
         }
         guard !frames.isEmpty else { return }
+        // Clients with the same filter and the whole window get the same frames: chosen once.
+        var admittedBy: [LiveFilter: [ByteBuffer]] = [:]
         for (id, client) in clients {
-            let admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
+            let admitted: [ByteBuffer]
+            if client.skip == 0, let same = admittedBy[client.filter] {
+                admitted = same
+            } else {
+                admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
+                if client.skip == 0 { admittedBy[client.filter] = admitted }
+            }
             guard !admitted.isEmpty, client.sink.send(admitted) == .behind else { continue }
             logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
             state.withLock { state in
                 state.dropped += 1
-                state.clients[id] = nil
+                state.remove(id)
             }
             client.sink.drop()
         }
