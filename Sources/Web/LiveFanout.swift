@@ -53,7 +53,7 @@ public final class LiveFanout: Service, Sendable {
     }
 
     public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(),
-                window: Duration = .milliseconds(100), logger: Logger) {
+                window: Duration = .milliseconds(150), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
         self.people = people
@@ -80,8 +80,11 @@ public final class LiveFanout: Service, Sendable {
         // with the shutdown signal (a task hop each).
         await cancelWhenGracefulShutdown {
             for await _ in self.windows.stream {
-                if self.window > .zero { try? await Task.sleep(for: self.window) }
-                self.broadcast()
+                // While messages keep coming, a window follows the last without waiting to be woken: one wake a
+                // window, the timer's (a message arriving meanwhile only leaves a mark on `windows`).
+                repeat {
+                    if self.window > .zero { try? await Task.sleep(for: self.window) }
+                } while self.broadcast() && !Task.isCancelled
             }
         }
         source.unobserve(observation)
@@ -193,8 +196,10 @@ public final class LiveFanout: Service, Sendable {
         }
     }
 
-    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind.
-    private func broadcast() {
+    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind. False
+    /// when the window had none.
+    @discardableResult
+    private func broadcast() -> Bool {
         // The messages and the browsers at one instant: a browser's `skip` counts these very messages.
         let (frames, clients) = state.withLock { state in
             defer {
@@ -203,7 +208,7 @@ public final class LiveFanout: Service, Sendable {
             }
             return (state.pending, Array(state.clients))
         }
-        guard !frames.isEmpty else { return }
+        guard !frames.isEmpty else { return false }
         // Clients with the same filter and the whole window get the same frames: chosen once.
         var admittedBy: [LiveFilter: [ByteBuffer]] = [:]
         for (id, client) in clients {
@@ -222,5 +227,6 @@ public final class LiveFanout: Service, Sendable {
             }
             client.sink.drop()
         }
+        return true
     }
 }
