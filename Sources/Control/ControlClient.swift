@@ -120,7 +120,8 @@ public final class ControlClient: @unchecked Sendable {
                 throw ControlSocketError(.protocolViolation, "server sent a line that is not JSON")
             }
             if value["event"] != nil { continue }
-            guard let response = try? JSONLine.decode(ControlResponse.self, from: line) else {
+            // From the value parsed above, not the text again (a status of 32 devices is tens of KB).
+            guard let response = try? JSONValueDecoder().decode(ControlResponse.self, from: value) else {
                 throw ControlSocketError(.protocolViolation, "server sent an invalid response")
             }
             if id == nil || response.id == nil || response.id == id { return response }
