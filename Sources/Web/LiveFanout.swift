@@ -53,7 +53,7 @@ public final class LiveFanout: Service, Sendable {
     }
 
     public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(),
-                window: Duration = .milliseconds(125), logger: Logger) {
+                window: Duration = .milliseconds(150), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
         self.people = people
