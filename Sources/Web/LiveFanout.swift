@@ -6,8 +6,8 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// One subscription to the live feed, shared by every browser: each update is turned into JSON once (one buffer,
-/// shared) and handed to each browser's `LiveSink` without waiting, if the browser's `LiveFilter` admits it. Updates
+/// One observer of the live feed (`LiveSource.observe`), shared by every browser: each update is turned into JSON
+/// once, where the feed makes it (one buffer, shared), and handed to each browser's `LiveSink` without waiting, if the browser's `LiveFilter` admits it. Updates
 /// are gathered for `window` after the first (32 sensors' staggered notifications make a few messages per window) and
 /// handed over together: one hand-over, one write and one flush per browser per window instead of per message. A
 /// browser whose sink is `clientBuffer` messages behind is dropped (its connection closed): a slow or stuck browser
