@@ -54,6 +54,18 @@ public final class ControlClient: @unchecked Sendable {
         try await follow(method, params) { $0 }
     }
 
+    /// `watchLines` for a client that handles each line where it is read: `handle` runs on the client's reading
+    /// thread, in order, as each line arrives, with no task woken per event (LiveFeed, which follows every
+    /// notification). The returned stream yields nothing: it finishes when the server ends the stream, throws as
+    /// `watch`'s does, and ending its iteration closes the connection.
+    public func watchLines(_ method: String, params: [String: JSONValue] = [:],
+                           handle: @escaping @Sendable ([UInt8]) -> Void) async throws -> AsyncThrowingStream<Never, any Error> {
+        try await follow(method, params) { line -> Never? in
+            handle(line)
+            return nil
+        }
+    }
+
     private func follow<Element: Sendable>(_ method: String, _ params: [String: JSONValue],
                                            _ element: @escaping @Sendable ([UInt8]) -> Element?) async throws -> AsyncThrowingStream<Element, any Error> {
         let response = try await send(method, params: params)
@@ -108,7 +120,8 @@ public final class ControlClient: @unchecked Sendable {
                 throw ControlSocketError(.protocolViolation, "server sent a line that is not JSON")
             }
             if value["event"] != nil { continue }
-            guard let response = try? JSONLine.decode(ControlResponse.self, from: line) else {
+            // From the value parsed above, not the text again (a status of 32 devices is tens of KB).
+            guard let response = try? JSONValueDecoder().decode(ControlResponse.self, from: value) else {
                 throw ControlSocketError(.protocolViolation, "server sent an invalid response")
             }
             if id == nil || response.id == nil || response.id == id { return response }

@@ -88,11 +88,15 @@ struct JSONSingleContainer: SingleValueEncodingContainer {
 
 /// An array index or `super` as a coding path element.
 struct JSONIndexKey: CodingKey {
-    let stringValue: String
-    let intValue: Int?
+    /// An element's key is made for every element decoded or encoded, and read only by an error: its name is written
+    /// when asked, and the key fits an existential's inline buffer (no allocation).
+    private let index: Int
+    private let name: String?
+    var stringValue: String { name ?? "Index \(index)" }
+    var intValue: Int? { name == nil ? index : nil }
 
-    init(index: Int) { stringValue = "Index \(index)"; intValue = index }
-    init(string: String) { stringValue = string; intValue = nil }
+    init(index: Int) { self.index = index; name = nil }
+    init(string: String) { index = 0; name = string }
     init?(stringValue: String) { self.init(string: stringValue) }
     init?(intValue: Int) { self.init(index: intValue) }
 }

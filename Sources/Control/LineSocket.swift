@@ -47,20 +47,20 @@ final class LineSocket {
             case .overflow?: throw ControlSocketError(.protocolViolation, "server sent a line longer than \(buffer.maxLineBytes) bytes")
             case nil: break
             }
-            var waitMilliseconds: Int32 = -1
+            // Without a deadline the (blocking) receive itself waits: one system call a read instead of two.
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else { throw ControlSocketError(.timedOut, "no response within \(timeout ?? .zero)") }
                 let (seconds, attoseconds) = left.components
-                waitMilliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                let waitMilliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, waitMilliseconds)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    throw ControlSocketError(.systemCall, "poll: \(errnoText())")
+                }
+                if ready == 0 { continue }
             }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, waitMilliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw ControlSocketError(.systemCall, "poll: \(errnoText())")
-            }
-            if ready == 0 { continue }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { throw ControlSocketError(.closed, "server closed the connection") }
             if count < 0 {

@@ -6,8 +6,8 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// One subscription to the live feed, shared by every browser: each update is turned into JSON once (one buffer,
-/// shared) and handed to each browser's `LiveSink` without waiting, if the browser's `LiveFilter` admits it. Updates
+/// One observer of the live feed (`LiveSource.observe`), shared by every browser: each update is turned into JSON
+/// once, where the feed makes it (one buffer, shared), and handed to each browser's `LiveSink` without waiting, if the browser's `LiveFilter` admits it. Updates
 /// are gathered for `window` after the first (32 sensors' staggered notifications make a few messages per window) and
 /// handed over together: one hand-over, one write and one flush per browser per window instead of per message. A
 /// browser whose sink is `clientBuffer` messages behind is dropped (its connection closed): a slow or stuck browser
@@ -21,9 +21,13 @@ public final class LiveFanout: Service, Sendable {
     public let window: Duration
     private let logger: Logger
     private let state = Mutex(State())
+    /// Wakes the sender at the first message of a window.
+    private let windows = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     private struct State {
         var clients: [Int: Client] = [:]
+        /// The clients' distinct filters, each with how many clients hold it: an update is framed if one admits it.
+        var filters: [LiveFilter: Int] = [:]
         var nextID = 0
         var activeSessions: Set<UUID> = []
         var finished = false
@@ -32,6 +36,13 @@ public final class LiveFanout: Service, Sendable {
         var tallies: [String: EffortTally] = [:]
         /// The messages gathered in this window, in order.
         var pending: [(LiveMessage, ByteBuffer)] = []
+
+        /// Forgets a client and, with its last holder, its filter.
+        mutating func remove(_ id: Int) {
+            guard let client = clients.removeValue(forKey: id) else { return }
+            filters[client.filter, default: 1] -= 1
+            if filters[client.filter] == 0 { filters[client.filter] = nil }
+        }
     }
 
     private struct Client {
@@ -42,7 +53,7 @@ public final class LiveFanout: Service, Sendable {
     }
 
     public init(source: any LiveSource, hrmax: HRMaxTable, clientBuffer: Int, people: EffortPeople = EffortPeople(),
-                window: Duration = .milliseconds(100), logger: Logger) {
+                window: Duration = .milliseconds(150), logger: Logger) {
         self.source = source
         self.hrmax = hrmax
         self.people = people
@@ -59,44 +70,47 @@ public final class LiveFanout: Service, Sendable {
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 
     public func run() async throws {
-        let updates = source.updates(buffer: 4096)
-        state.withLock { $0.activeSessions = Set(source.snapshot().activeSessions.map(\.uuid)) }
-        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every update
-        // with the shutdown signal (a task hop per update).
-        await cancelWhenGracefulShutdown { await self.fanOut(updates) }
+        // Each update is turned into frames where the feed makes it (`observe`: no task woken per update); only the
+        // first of a window wakes this task, which waits out the window and hands over what gathered.
+        let observation = source.observe { [weak self] update in self?.gather(update) }
+        // After `observe`: this set is at least as new as any update the handler has already taken.
+        let sessions = Set(source.snapshot().activeSessions.map(\.uuid))
+        state.withLock { $0.activeSessions = sessions }
+        // `cancelWhenGracefulShutdown`, not the sequence's `cancelOnGracefulShutdown()`: that merges every window
+        // with the shutdown signal (a task hop each).
+        await cancelWhenGracefulShutdown {
+            for await _ in self.windows.stream {
+                // While messages keep coming, a window follows the last without waiting to be woken: one wake a
+                // window, the timer's (a message arriving meanwhile only leaves a mark on `windows`).
+                repeat {
+                    if self.window > .zero { try? await Task.sleep(for: self.window) }
+                } while self.broadcast() && !Task.isCancelled
+            }
+        }
+        source.unobserve(observation)
         let clients = state.withLock { state in
             state.finished = true
-            defer { state.clients = [:] }
+            defer {
+                state.clients = [:]
+                state.filters = [:]
+            }
             return Array(state.clients.values)
         }
         for client in clients { client.sink.finish() }
     }
 
-    /// Gathers each window's messages and sends them: the first update of a window wakes the sender, which waits
-    /// out the window and hands over what gathered.
-    private func fanOut(_ updates: AsyncStream<LiveUpdate>) async {
-        let (windows, opened) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in
-                for await _ in windows {
-                    if window > .zero { try? await Task.sleep(for: window) }
-                    broadcast()
-                }
-            }
-            for await update in updates {
-                let messages = messages(for: update)  // always: it keeps the session list for the next difference
-                // Encoded only if some browser's filter admits it (most want no beats).
-                let filters = state.withLock { $0.clients.values.map(\.filter) }
-                let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
-                guard !frames.isEmpty else { continue }
-                let first = state.withLock { state in
-                    defer { state.pending += frames }
-                    return state.pending.isEmpty
-                }
-                if first { opened.yield() }
-            }
-            opened.finish()
+    /// One update: its messages, framed once if some browser's filter admits them (most want no beats), join the
+    /// window; the first of a window wakes the sender.
+    private func gather(_ update: LiveUpdate) {
+        let messages = messages(for: update)  // always: it keeps the session list for the next difference
+        let filters = state.withLock { Array($0.filters.keys) }
+        let frames = messages.filter { message in filters.contains { $0.admits(message) } }.map { ($0, $0.frame()) }
+        guard !frames.isEmpty else { return }
+        let first = state.withLock { state in
+            defer { state.pending += frames }
+            return state.pending.isEmpty
         }
+        if first { windows.continuation.yield() }
     }
 
     /// Registers a browser read through an `AsyncStream` (Server-Sent Events, tests): its queue starts with the
@@ -119,6 +133,7 @@ public final class LiveFanout: Service, Sendable {
             guard !state.finished else { return nil }
             state.nextID += 1
             state.clients[state.nextID] = Client(filter: filter, sink: sink, skip: state.pending.count)
+            state.filters[filter, default: 0] += 1
             return state.nextID
         }
         if id != nil { _ = sink.send([snapshotMessage(device: filter.device).frame()]) }
@@ -127,7 +142,7 @@ public final class LiveFanout: Service, Sendable {
 
     /// Forgets a browser (its connection ended).
     public func unsubscribe(_ id: Int) {
-        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+        state.withLock { $0.remove(id) }
     }
 
     /// The whole picture now (or one device's), as the first message of every browser and `/api/devices`.
@@ -181,8 +196,10 @@ public final class LiveFanout: Service, Sendable {
         }
     }
 
-    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind.
-    private func broadcast() {
+    /// Hands the window's messages to every browser whose filter admits them; drops those too far behind. False
+    /// when the window had none.
+    @discardableResult
+    private func broadcast() -> Bool {
         // The messages and the browsers at one instant: a browser's `skip` counts these very messages.
         let (frames, clients) = state.withLock { state in
             defer {
@@ -191,16 +208,25 @@ public final class LiveFanout: Service, Sendable {
             }
             return (state.pending, Array(state.clients))
         }
-        guard !frames.isEmpty else { return }
+        guard !frames.isEmpty else { return false }
+        // Clients with the same filter and the whole window get the same frames: chosen once.
+        var admittedBy: [LiveFilter: [ByteBuffer]] = [:]
         for (id, client) in clients {
-            let admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
+            let admitted: [ByteBuffer]
+            if client.skip == 0, let same = admittedBy[client.filter] {
+                admitted = same
+            } else {
+                admitted = frames.dropFirst(client.skip).filter { client.filter.admits($0.0) }.map(\.1)
+                if client.skip == 0 { admittedBy[client.filter] = admitted }
+            }
             guard !admitted.isEmpty, client.sink.send(admitted) == .behind else { continue }
             logger.warning("web client too slow, dropped", metadata: ["client": "\(id)", "buffer": "\(clientBuffer)"])
             state.withLock { state in
                 state.dropped += 1
-                state.clients[id] = nil
+                state.remove(id)
             }
             client.sink.drop()
         }
+        return true
     }
 }

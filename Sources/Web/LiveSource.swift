@@ -6,8 +6,11 @@ import LiveFeed
 /// What the web service reads of the live picture: `LiveFeed` in the program, a stub in tests.
 public protocol LiveSource: Sendable {
     func snapshot() -> LiveSnapshot
-    /// Bounded: a slow consumer loses its oldest updates.
-    func updates(buffer: Int) -> AsyncStream<LiveUpdate>
+    /// Every change from now on, handed to `handler` in order as it is made (`LiveFeed.observe`: on the feed's own
+    /// thread, no task woken per change); `handler` must not call back into the source.
+    func observe(_ handler: @escaping @Sendable (LiveUpdate) -> Void) -> UUID
+    /// Stops `observe`'s handler of `id`.
+    func unobserve(_ id: UUID)
 }
 
 extension LiveFeed: LiveSource {}

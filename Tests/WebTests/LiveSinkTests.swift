@@ -32,6 +32,45 @@ import Web
         #expect(await eventually { flushes.count == 2 && sink.waitingCount == 0 })
     }
 
+    /// Behind a real frame encoder the window's frames go out as bytes, all in one buffer and one flush, each an
+    /// unmasked final text frame (a 16-bit length past 125 bytes).
+    @Test func behindAFrameEncoderAWindowIsOneBufferOfTextFrames() async throws {
+        let fixture = WebFixture(devices: [WebFixture.device("AA:00:00:00:00:01")], window: .milliseconds(300))
+        let run = Task { try await fixture.fanout.run() }
+        defer { run.cancel() }
+        #expect(await eventually { fixture.source.subscribers == 1 })
+        let flushes = ByteFlushCounter()
+        let channel = NIOAsyncTestingChannel()
+        try await channel.pipeline.addHandler(flushes)
+        try await channel.testingEventLoop.executeInContext { try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder()) }
+        let sink = WebSocketSink(channel: channel, limit: 16)
+        _ = try #require(fixture.fanout.subscribe(sink: sink))
+        let snapshot = Self.textFrames(try await channel.waitForOutboundWrite(as: ByteBuffer.self))
+        #expect(snapshot.count == 1 && snapshot[0].contains(#""type":"snapshot""#))
+        for bpm in [101, 102, 103] { fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: bpm))) }
+        let window = Self.textFrames(try await channel.waitForOutboundWrite(as: ByteBuffer.self))
+        #expect(window.count == 3)
+        for (frame, bpm) in zip(window, [101, 102, 103]) {
+            #expect(frame.hasPrefix(#"{"device":"#) && frame.contains("\"bpm\":\(bpm)") && frame.hasSuffix("}"))
+        }
+        #expect(await eventually { flushes.count == 2 && sink.waitingCount == 0 })
+    }
+
+    /// The payloads of the final, unmasked text frames `bytes` holds (a last entry says what else it held).
+    static func textFrames(_ bytes: ByteBuffer) -> [String] {
+        var bytes = bytes
+        var frames: [String] = []
+        while let head = bytes.readInteger(as: UInt8.self), let short = bytes.readInteger(as: UInt8.self) {
+            guard head == 0x81, short & 0x80 == 0 else { return frames + ["not a final unmasked text frame"] }
+            var length = Int(short)
+            if short == 126 { length = Int(bytes.readInteger(as: UInt16.self) ?? 0) }
+            if short == 127 { length = Int(bytes.readInteger(as: UInt64.self) ?? 0) }
+            guard let payload = bytes.readString(length: length) else { return frames + ["a frame cut short"] }
+            frames.append(payload)
+        }
+        return frames
+    }
+
     /// A browser that connects while a window gathers gets its snapshot and then only what came after it.
     @Test func aBrowserJoiningMidWindowGetsNothingOlderThanItsSnapshot() async throws {
         let fixture = WebFixture(devices: [WebFixture.device("AA:00:00:00:00:01")], window: .milliseconds(300))
@@ -98,5 +137,17 @@ final class HeldWrites: ChannelOutboundHandler, @unchecked Sendable {
         for promise in held { promise?.fail(ChannelError.ioOnClosedChannel) }
         held = []
         context.close(mode: mode, promise: promise)
+    }
+}
+
+/// Counts flushes on their way out, below the frame encoder.
+final class ByteFlushCounter: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    private let flushes = Atomic(0)
+    var count: Int { flushes.load(ordering: .relaxed) }
+
+    func flush(context: ChannelHandlerContext) {
+        flushes.add(1, ordering: .relaxed)
+        context.flush()
     }
 }

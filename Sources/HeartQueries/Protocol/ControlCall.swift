@@ -80,4 +80,11 @@ extension ControlClient {
     public func streamLines<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> AsyncThrowingStream<[UInt8], any Error> {
         try await watchLines(C.method.rawValue, params: JSONBridge.params(params))
     }
+
+    /// `streamLines`, each line handed to `handle` on the client's reading thread as it arrives
+    /// (`watchLines(_:params:handle:)`); the stream yields nothing and ends with the event stream.
+    public func streamLines<C: ControlCall>(_ call: C.Type, _ params: C.Params,
+                                            handle: @escaping @Sendable ([UInt8]) -> Void) async throws -> AsyncThrowingStream<Never, any Error> {
+        try await watchLines(C.method.rawValue, params: JSONBridge.params(params), handle: handle)
+    }
 }

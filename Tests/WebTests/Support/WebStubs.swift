@@ -8,10 +8,10 @@ import Synchronization
 import Web
 import WebConfig
 
-/// A live picture the test sets, and update streams it feeds.
+/// A live picture the test sets, and the observers it hands updates to.
 final class StubLiveSource: LiveSource {
-    private let state = Mutex<(snapshot: LiveSnapshot, continuations: [AsyncStream<LiveUpdate>.Continuation])>(
-        (LiveSnapshot(daemonReachable: true, devices: [], activeSessions: [], status: nil), []))
+    private let state = Mutex<(snapshot: LiveSnapshot, observers: [UUID: @Sendable (LiveUpdate) -> Void])>(
+        (LiveSnapshot(daemonReachable: true, devices: [], activeSessions: [], status: nil), [:]))
 
     init(devices: [LiveDevice] = []) {
         state.withLock { $0.snapshot.devices = devices }
@@ -19,28 +19,28 @@ final class StubLiveSource: LiveSource {
 
     func snapshot() -> LiveSnapshot { state.withLock { $0.snapshot } }
 
-    func updates(buffer: Int) -> AsyncStream<LiveUpdate> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LiveUpdate.self, bufferingPolicy: .bufferingNewest(buffer))
-        state.withLock { $0.continuations.append(continuation) }
-        return stream
+    func observe(_ handler: @escaping @Sendable (LiveUpdate) -> Void) -> UUID {
+        let id = UUID()
+        state.withLock { $0.observers[id] = handler }
+        return id
     }
 
-    var subscribers: Int { state.withLock { $0.continuations.count } }
+    func unobserve(_ id: UUID) {
+        _ = state.withLock { $0.observers.removeValue(forKey: id) }
+    }
+
+    var subscribers: Int { state.withLock { $0.observers.count } }
 
     func send(_ update: LiveUpdate) {
-        let continuations = state.withLock { state in
+        let observers = state.withLock { state in
             if case .device(let device) = update {
                 state.snapshot.devices.removeAll { $0.address == device.address }
                 state.snapshot.devices.append(device)
                 state.snapshot.devices.sort { $0.address < $1.address }
             }
-            return state.continuations
+            return Array(state.observers.values)
         }
-        for continuation in continuations { continuation.yield(update) }
-    }
-
-    func finish() {
-        for continuation in state.withLock({ $0.continuations }) { continuation.finish() }
+        for observer in observers { observer(update) }
     }
 }
 
