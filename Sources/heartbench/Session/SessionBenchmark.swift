@@ -74,7 +74,8 @@ struct SessionBenchmark: AsyncParsableCommand {
         let (naive, naiveSeconds) = try Stopwatch.median(runs: max(3, runs / 3)) {
             try Self.statisticsThroughReadMethods(queries, from: session.start, to: end, device: RealRRRecording.address)
         }
-        table.add("… of which the statistics (`sessionStatistics`: read and compute, median of \(runs))", heartd: Fmt.ms(seconds),
+        table.add("the statistics with the analysis (`sessionStatistics`: read and compute, median of \(runs); "
+                  + "`session.show` of an active session)", heartd: Fmt.ms(seconds),
                   baseline: "\(Fmt.ms(naiveSeconds)) (load all through `series`/`beats`/`quantities`, then compute; "
                       + "\(Fmt.fixed(naiveSeconds / seconds, 1))×)")
         let series = try database.heartbeatSeries(from: session.start, to: end, device: RealRRRecording.address)
