@@ -2,6 +2,7 @@ import Control
 import Foundation
 import HealthModel
 @testable import HeartdKit
+import HeartQueries
 import HeartStore
 import Ingest
 import IngestTestSupport
@@ -79,5 +80,24 @@ import Testing
             longest notification \(fed.longest) during a stop of \(stopTime) and its analysis (done after \
             \(analysisDone)); the analysis alone takes \(analysisTime)
             """)
+    }
+
+    /// `session.show` of an ended session whose analysis is not stored (yet) computes it for its answer.
+    @Test func showingASessionStoppedWithoutItsAnalysisComputesIt() throws {
+        let database = try HeartDatabase.inMemory()
+        let start = Date().addingTimeInterval(-3600)
+        var beats: [Beat] = [], t = 0.0
+        for i in 0..<600 {
+            t += 0.85 + 0.08 * sin(Double(i) / 5)
+            beats.append(Beat(offset: t, precededByGap: i == 0))
+        }
+        try database.save([.heartbeatSeries(HeartbeatSeriesSample(
+            start: start, end: start.addingTimeInterval(t + 0.001), beats: beats,
+            device: DeviceInfo(localIdentifier: Self.device)))])
+        let session = try database.startSession(Session(label: "show", start: start, devices: [Self.device]))
+        _ = try database.stopSession(uuid: session.uuid, end: start.addingTimeInterval(t + 1), analysis: false)
+        let shown = try StoreQueries(database: database).answer(SessionShowCall.self, UUIDParams(uuid: session.uuid.uuidString))
+        #expect(shown.statistics?.analysis != nil)
+        #expect(try database.session(uuid: session.uuid)?.statistics?.analysis == nil, "computed for the answer, not stored")
     }
 }
