@@ -12,8 +12,9 @@ import Foundation
 ///   or the span before a `precededByGap` beat);
 /// - `analysis`: `HRVAnalysis` of the same segments — artifacts classified and corrected (counts and share), then
 ///   the corrected NN intervals' time domain (with pNN20, mean and median NN), Poincaré SD1/SD2, DFA α1/α2 and the
-///   frequency domain (Welch's and Lomb–Scargle's, LF/HF); nil with fewer than two intervals, and in statistics
-///   stored before it existed (their JSON has no `analysis` and still decodes). `sdnnMs`, `rmssdMs` and
+///   frequency domain (Welch's and Lomb–Scargle's, LF/HF); nil with fewer than two intervals, in statistics
+///   stored before it existed (their JSON has no `analysis` and still decodes), and in heartd's `session.stop`
+///   reply (the daemon adds it to the stored statistics right after). `sdnnMs`, `rmssdMs` and
 ///   `pnn50Percent` stay those of the recorded RR chain.
 public struct SessionStatistics: Codable, Sendable, Hashable {
     public var durationSeconds: TimeInterval

@@ -27,8 +27,9 @@ struct TimelineModel: Sendable {
     /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
     static let sampleSpan = 16
     /// The span on the prior period right after a suspect slot (a skipped slot, a notification without RR at a
-    /// heart rate that says a beat fell inside it): a strap's clock errs at most ±100 ppm from the prior, 0.1 ms a slot, so 64 slots (the prior's
-    /// whole life, `NotificationCadence.matureAfter`) err 6.4 ms at most, within `sendTimeTolerance`. A slow heart
+    /// heart rate that says a beat fell inside it): a strap's clock errs at most ±100 ppm from the prior, 0.1 ms a
+    /// slot, so 64 slots (the prior's whole life, `NotificationCadence.matureAfter`) err 6.4 ms at most, within
+    /// `sendTimeTolerance`. A slow heart
     /// (RR near the period) moves its beats against the sends slowly: the notification whose beat fell just before
     /// its send (the one that tells K) may be 20–40 slots back. Only there: elsewhere (after a notification without
     /// RR at a slow heart too) the wider span finds earlier losses, but 10–25 notifications late, as a
@@ -132,7 +133,8 @@ struct TimelineModel: Sendable {
     /// notification is checked again with what the model knows now (nil while the grid may not decide); K over the
     /// wide span when the holding began at a suspect slot (`afterSuspect`), as `bounds` took it then.
     func previousSend(before slot: Int, afterSuspect: Bool) -> Double? {
-        guard mayDecide, let k = offset(wide: afterSuspect), let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        guard mayDecide, let k = offset(wide: afterSuspect), let previous = cadence.sendTime(slot: slot - 1)
+        else { return nil }
         return previous - k
     }
 
