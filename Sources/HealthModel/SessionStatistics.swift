@@ -12,8 +12,9 @@ import Foundation
 ///   or the span before a `precededByGap` beat);
 /// - `analysis`: `HRVAnalysis` of the same segments — artifacts classified and corrected (counts and share), then
 ///   the corrected NN intervals' time domain (with pNN20, mean and median NN), Poincaré SD1/SD2, DFA α1/α2 and the
-///   frequency domain (Welch's and Lomb–Scargle's, LF/HF); nil with fewer than two intervals, and in statistics
-///   stored before it existed (their JSON has no `analysis` and still decodes). `sdnnMs`, `rmssdMs` and
+///   frequency domain (Welch's and Lomb–Scargle's, LF/HF); nil with fewer than two intervals, in statistics
+///   stored before it existed (their JSON has no `analysis` and still decodes), and in heartd's `session.stop`
+///   reply (the daemon adds it to the stored statistics right after). `sdnnMs`, `rmssdMs` and
 ///   `pnn50Percent` stay those of the recorded RR chain.
 public struct SessionStatistics: Codable, Sendable, Hashable {
     public var durationSeconds: TimeInterval
@@ -45,9 +46,10 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
         self.analysis = analysis
     }
 
-    /// Statistics over [start, end). Throws `invalid-range` when `end < start`.
+    /// Statistics over [start, end); without `analysis`, no `HRVAnalysis` (the rest costs a fraction of it: a
+    /// session stop replies without it and adds it after). Throws `invalid-range` when `end < start`.
     public init(start: Date, end: Date, heartbeatSeries: [HeartbeatSeriesSample], heartRate: [QuantityPoint],
-                energy: [QuantityPoint]) throws(StatisticsError) {
+                energy: [QuantityPoint], analysis: Bool = true) throws(StatisticsError) {
         guard start.timeIntervalSinceReferenceDate.isFinite, end.timeIntervalSinceReferenceDate.isFinite, start <= end
         else { throw StatisticsError(.invalidRange, "session end \(end) is before its start \(start)") }
         let t0 = start.timeIntervalSinceReferenceDate, t1 = end.timeIntervalSinceReferenceDate
@@ -73,7 +75,7 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
                   rmssdMs: hrv?.rmssdMs, pnn50Percent: hrv?.pnn50Percent,
                   activeEnergyKJ: kj.isEmpty ? nil : kj.sum,
                   gapSeconds: max(0, (t1 - t0) - Self.unionLength(covered)),
-                  analysis: Self.analysis(heartbeatSeries, from: start, to: end))
+                  analysis: analysis ? Self.analysis(heartbeatSeries, from: start, to: end) : nil)
     }
 
     /// `HRVAnalysis` of the series' beats inside [from, to): each series on its own segments (its first beat in the

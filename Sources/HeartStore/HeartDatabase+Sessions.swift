@@ -64,14 +64,15 @@ extension HeartDatabase {
     }
 
     /// Ends an active session at `end` (not before its start), computes its statistics from what its devices
-    /// stored in [start, end), and saves both with a new anchor. `notFound` for an unknown UUID, `conflict` for a
-    /// session already ended.
+    /// stored in [start, end), and saves both with a new anchor. Without `analysis` the statistics leave out the
+    /// HRV analysis (`SessionStatistics.analysis`, most of the cost), which `storeSessionAnalysis` adds later.
+    /// `notFound` for an unknown UUID, `conflict` for a session already ended.
     @discardableResult
-    public func stopSession(uuid: UUID, end: Date) throws(StoreError) -> Session {
+    public func stopSession(uuid: UUID, end: Date, analysis: Bool = true) throws(StoreError) -> Session {
         guard let found = try session(uuid: uuid) else { throw StoreError(.notFound, "no session \(uuid)") }
         let end = max(end, found.start)
         // Computed from committed samples before the write; the write re-checks that the session is still active.
-        let statistics = try sessionStatistics(found, until: end)
+        let statistics = try sessionStatistics(found, until: end, analysis: analysis)
         return try write { db in
             guard var session = try Self.session(uuid: uuid, in: db) else {
                 throw StoreError(.notFound, "no session \(uuid)")
@@ -79,6 +80,32 @@ extension HeartDatabase {
             guard session.end == nil else { throw StoreError(.conflict, "session \(uuid) has already ended") }
             session.end = end
             session.statistics = statistics
+            var anchors = try AnchorSequence(db)
+            session.anchor = anchors.next()
+            try SessionRecord(session).update(db)
+            try anchors.store(db)
+            return session
+        }
+    }
+
+    /// Adds the HRV analysis to the statistics of an ended session stopped without it (`stopSession(analysis:
+    /// false)`), computed from what its devices stored in [start, end), and saves it with a new anchor. Returns the
+    /// session as stored, or nil when there is nothing to add: no such session, still active, no statistics, or an
+    /// analysis already there. The analysis is nil (and nothing is written) with fewer than two RR intervals.
+    @discardableResult
+    public func storeSessionAnalysis(uuid: UUID) throws(StoreError) -> Session? {
+        guard let found = try session(uuid: uuid), let end = found.end, let statistics = found.statistics,
+              statistics.analysis == nil else { return nil }
+        var series: [HeartbeatSeriesSample] = []
+        for device in found.devices.isEmpty ? [nil] : found.devices.map({ Optional($0) }) {
+            series += try heartbeatSeries(from: found.start, to: end, device: device)
+        }
+        guard let analysis = SessionStatistics.analysis(series, from: found.start, to: end) else { return nil }
+        return try write { db in
+            // Re-checked in the write: the session may have been deleted or replaced meanwhile.
+            guard var session = try Self.session(uuid: uuid, in: db), session.end == end,
+                  session.statistics != nil, session.statistics?.analysis == nil else { return nil }
+            session.statistics?.analysis = analysis
             var anchors = try AnchorSequence(db)
             session.anchor = anchors.next()
             try SessionRecord(session).update(db)
@@ -102,8 +129,8 @@ extension HeartDatabase {
     }
 
     /// Statistics of a session over [start, until) from the stored samples of its devices (live statistics of an
-    /// active session, or those of an ended one recomputed).
-    public func sessionStatistics(_ session: Session, until: Date) throws(StoreError) -> SessionStatistics {
+    /// active session, or those of an ended one recomputed); without `analysis`, no HRV analysis.
+    public func sessionStatistics(_ session: Session, until: Date, analysis: Bool = true) throws(StoreError) -> SessionStatistics {
         let end = max(until, session.start)
         let devices: [String?] = session.devices.isEmpty ? [nil] : session.devices.map { $0 }
         var series: [HeartbeatSeriesSample] = []
@@ -115,7 +142,7 @@ extension HeartDatabase {
         }
         do {
             return try SessionStatistics(start: session.start, end: end, heartbeatSeries: series, heartRate: heartRate,
-                                         energy: energy)
+                                         energy: energy, analysis: analysis)
         } catch {
             throw StoreError(.invalidSample, "session \(session.uuid): \(error)")
         }

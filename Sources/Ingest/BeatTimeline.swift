@@ -32,6 +32,9 @@ struct BeatTimeline: Sendable {
 
     var isHolding: Bool { !held.isEmpty }
 
+    /// Whether the holding began at a suspect slot (not at a notification that only may have held a beat).
+    var heldAfterSuspect: Bool { held.first?.suspect != nil }
+
     /// The grid slot of each notification held, oldest first, for `ingest`'s `heldPreviousSends`.
     var heldSlots: [Int?] { held.map(\.slot) }
 

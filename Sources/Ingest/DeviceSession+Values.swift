@@ -113,7 +113,9 @@ extension DeviceSession {
             breakChain(model.certainLossReason, at: now, effects: &effects)
         }
         let heldSends = settings.quietLossDetection
-            ? timeline.heldSlots.map { slot in slot.flatMap { model.previousSend(before: $0) } } : []
+            ? timeline.heldSlots.map { slot in
+                slot.flatMap { model.previousSend(before: $0, afterSuspect: timeline.heldAfterSuspect) }
+            } : []
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
                                      slot: settings.quietLossDetection ? model.slot : nil, heldPreviousSends: heldSends,
                                      settings: settings)

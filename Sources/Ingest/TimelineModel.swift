@@ -26,6 +26,15 @@ struct SendBounds: Sendable, Equatable {
 struct TimelineModel: Sendable {
     /// Only samples this many slots back or fewer count: the error of the fitted period grows with the distance.
     static let sampleSpan = 16
+    /// The span on the prior period right after a suspect slot (a skipped slot, a notification without RR at a
+    /// heart rate that says a beat fell inside it): a strap's clock errs at most ±100 ppm from the prior, 0.1 ms a
+    /// slot, so 64 slots (the prior's whole life, `NotificationCadence.matureAfter`) err 6.4 ms at most, within
+    /// `sendTimeTolerance`. A slow heart
+    /// (RR near the period) moves its beats against the sends slowly: the notification whose beat fell just before
+    /// its send (the one that tells K) may be 20–40 slots back. Only there: elsewhere (after a notification without
+    /// RR at a slow heart too) the wider span finds earlier losses, but 10–25 notifications late, as a
+    /// `chainBehind` on a later beat (docs/INGEST.md, "From the first notification").
+    static let priorSampleSpan = 64
 
     /// Slack (seconds) of the RR-span rule (`lossIsCertain`): the RR quantum twice and the sensor clock's drift.
     static let spanTolerance = 0.005
@@ -83,10 +92,14 @@ struct TimelineModel: Sendable {
     }
 
     /// The grid-to-chain offset K, once enough notifications told it.
-    var offset: Double? {
+    var offset: Double? { offset(wide: false) }
+
+    /// K from the samples within `sampleSpan`, or (`wide`, on the prior only) within `priorSampleSpan`.
+    func offset(wide: Bool) -> Double? {
         // The lowest sendTime(slot) − chainEnd, without building an array (this runs for every notification).
         var lowest: Double?
-        for s in samples {
+        let span = wide && cadence.onPrior ? Self.priorSampleSpan : Self.sampleSpan, newest = samples.last?.slot ?? 0
+        for s in samples where s.slot >= newest - span {
             guard let send = cadence.sendTime(slot: s.slot) else { return nil }
             lowest = min(lowest ?? .infinity, send - s.chainEnd)
         }
@@ -111,14 +124,17 @@ struct TimelineModel: Sendable {
 
     /// The bounds of the current notification, if the grid is trusted and K known.
     var bounds: SendBounds? {
-        guard mayDecide, let slot, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+        guard mayDecide, let slot, let k = offset(wide: suspect != nil), let previous = cadence.sendTime(slot: slot - 1)
+        else { return nil }
         return SendBounds(previousSend: previous - k, suspect: suspect, mayHaveLost: mayHaveLost)
     }
 
     /// The send time before `slot` on the chain's scale, as `bounds` gives it for the current slot: how a held
-    /// notification is checked again with what the model knows now (nil while the grid may not decide).
-    func previousSend(before slot: Int) -> Double? {
-        guard mayDecide, let k = offset, let previous = cadence.sendTime(slot: slot - 1) else { return nil }
+    /// notification is checked again with what the model knows now (nil while the grid may not decide); K over the
+    /// wide span when the holding began at a suspect slot (`afterSuspect`), as `bounds` took it then.
+    func previousSend(before slot: Int, afterSuspect: Bool) -> Double? {
+        guard mayDecide, let k = offset(wide: afterSuspect), let previous = cadence.sendTime(slot: slot - 1)
+        else { return nil }
         return previous - k
     }
 
@@ -150,7 +166,7 @@ struct TimelineModel: Sendable {
         lastRRSlot = slot
         lastRRArrival = arrivalTime
         samples.append((slot, chainEnd))
-        samples.removeAll { $0.slot < slot - Self.sampleSpan }
+        samples.removeAll { $0.slot < slot - Self.priorSampleSpan }
     }
 
     /// The chain was (re-)anchored at an arrival: its offset to the grid is new, K must be learnt again.

@@ -126,4 +126,24 @@ import Testing
         #expect(read.analysis == nil)
         #expect(read.beats == 151 && read.durationSeconds == 150)
     }
+
+    /// The daemon's stop: the statistics without the analysis first (the reply), then `storeSessionAnalysis` adds it
+    /// with a new anchor — the same analysis a stop with it stores — once only; an active session gets none.
+    @Test func aStopWithoutTheAnalysisGetsItAddedAfter() throws {
+        let db = try HeartDatabase.inMemory()
+        try db.save([Fixtures.heartbeatSample(count: 300)])
+        let end = Fixtures.start.addingTimeInterval(150)
+        let started = try db.startSession(Session(start: Fixtures.start))
+        #expect(try db.storeSessionAnalysis(uuid: started.uuid) == nil, "active: nothing to add")
+        let stopped = try db.stopSession(uuid: started.uuid, end: end, analysis: false)
+        #expect(stopped.statistics?.analysis == nil && stopped.statistics?.rmssdMs != nil)
+        let analysed = try #require(try db.storeSessionAnalysis(uuid: started.uuid))
+        let whole = try db.sessionStatistics(stopped, until: end)
+        #expect(analysed.statistics == whole, "the statistics a stop with the analysis stores")
+        #expect(analysed.anchor ?? 0 > stopped.anchor ?? 0)
+        #expect(try db.session(uuid: started.uuid) == analysed)
+        #expect(try db.changes(since: stopped.anchor ?? 0).sessions.map(\.uuid) == [started.uuid])
+        #expect(try db.storeSessionAnalysis(uuid: started.uuid) == nil, "already there")
+        #expect(try db.storeSessionAnalysis(uuid: UUID()) == nil)
+    }
 }

@@ -46,6 +46,19 @@ import Testing
         #expect(tally.invented == 0 && tally.inexact == 0 && tally.storedRR == tally.deliveredRR)
     }
 
+    /// Slow hearts: a notification lost 30 or 45 slots after a connect, its beat's RR (1107 ms) and the next one
+    /// longer than the period, so no RR-span rule can see it; "nothing lost" stops fitting the arrivals at the very
+    /// next notification, but only against the notification whose beat fell just before its send, 20–40 slots
+    /// back at a heart rate near the period. After a suspect slot on the prior, K comes from up to 64 slots back
+    /// (`TimelineModel.priorSampleSpan`), so the loss is flagged at its beat (before: a late `rr-chain-behind`).
+    @Test(arguments: [(1 as UInt64, 30), (28, 45)])
+    func aSlowHeartLossDecidedAtTheNextNotificationIsFlaggedAtItsBeat(seed: UInt64, offset: Int) async {
+        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: seed, offset: offset, jitter: 0.4, afterReconnect: false)
+        let tally = await TimelineScore.score(StrapGenerator.generate(scenario))
+        #expect(tally.missed == 0 && tally.falsePositives == 0 && tally.truePositives >= 1, "\(tally.cases)")
+        #expect(tally.invented == 0 && tally.inexact == 0 && tally.storedRR == tally.deliveredRR)
+    }
+
     /// Undecidable, as docs/INGEST.md says: one lost notification two slots after a reconnect whose "nothing lost"
     /// chain (844 ms early) fits every arrival of the run within the check's 30 ms (`sendTimeTolerance`). The loss
     /// stays unflagged; nothing else is wrong: no false gap, every delivered RR stored, every flagged-free interval

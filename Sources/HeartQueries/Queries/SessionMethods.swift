@@ -22,8 +22,9 @@ extension StoreQueries {
         return try database.startSession(session)
     }
 
-    /// `uuid`, default the only active session; `end` (default now).
-    public func sessionStop(_ p: QueryParameters) throws -> Session {
+    /// `uuid`, default the only active session; `end` (default now). Without `analysis` the stored statistics
+    /// leave out the HRV analysis, for the caller to add after (`HeartDatabase.storeSessionAnalysis`).
+    public func sessionStop(_ p: QueryParameters, analysis: Bool = true) throws -> Session {
         let uuid: UUID
         if p.params["uuid"] != nil {
             uuid = try p.uuid()
@@ -36,7 +37,7 @@ extension StoreQueries {
             }
             uuid = only.uuid
         }
-        return try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now)
+        return try database.stopSession(uuid: uuid, end: try p.date("end") ?? p.now, analysis: analysis)
     }
 
     /// `from`, `to`, `label`, `active` (bool), `metadata` (as for samples), `limit`.
@@ -54,11 +55,18 @@ extension StoreQueries {
         return SessionsCall.Result(sessions: try database.sessions(filter))
     }
 
-    /// `uuid`; an active session comes with its statistics so far.
+    /// `uuid`; an active session comes with its statistics so far. An ended session whose stored statistics have no
+    /// HRV analysis yet (its stop replied before the analysis was stored, or the daemon ended in between) comes with
+    /// the analysis computed now from the store (not stored).
     func sessionShow(_ p: QueryParameters) throws -> Session {
         let uuid = try p.uuid()
         guard var session = try database.session(uuid: uuid) else { throw ControlError(.notFound, "no session \(uuid)") }
-        if session.isActive { session.statistics = try database.sessionStatistics(session, until: p.now) }
+        if session.isActive {
+            session.statistics = try database.sessionStatistics(session, until: p.now)
+        } else if let end = session.end, session.statistics != nil, session.statistics?.analysis == nil {
+            let analysis = try database.sessionStatistics(session, until: end).analysis
+            session.statistics?.analysis = analysis
+        }
         return session
     }
 }

@@ -26,11 +26,14 @@ public struct DaemonControlHandler: ControlHandler {
     let changes: ChangeSubscriptions
     /// Where store reads run: threads of their own at a lower priority, at most `[control] max_reads` at once.
     let reads: StoreReadThreads
+    /// The HRV analyses of stopped sessions, computed after `session.stop` replied.
+    let analyses: SessionAnalyses
 
     init(pipeline: IngestPipeline, database: HeartDatabase, hub: LiveEventHub, capture: any CaptureControl,
          mode: DaemonMode, store: BackgroundSink? = nil, daemonStore: DaemonStore? = nil, monitor: ActiveSessionMonitor,
          maxReads: Int = 4, startedAt: Date = Date()) {
         self.reads = StoreReadThreads(limit: maxReads)
+        self.analyses = SessionAnalyses(database: database, logger: hub.logger)
         self.store = store
         self.daemonStore = daemonStore
         self.monitor = monitor
@@ -100,7 +103,8 @@ public struct DaemonControlHandler: ControlHandler {
     }
 
     /// Rotates the open series of the session's devices out of it, waits (up to 5 s) for the store writer to save
-    /// them, then ends the session in the store, so its statistics include its last series.
+    /// them, then ends the session in the store, so its statistics include its last series, and replies: the
+    /// statistics without the HRV analysis, which `analyses` adds to the stored session right after (docs/CONTROL.md).
     func stopSession(_ params: [String: JSONValue]) async throws(ControlError) -> Session {
         let p = QueryParameters(params)
         let uuid: UUID? = params["uuid"] == nil ? nil : try p.uuid()
@@ -115,7 +119,8 @@ public struct DaemonControlHandler: ControlHandler {
             throw ControlError(.unavailable, "store: active sessions: \(error)")
         }
         _ = await store?.drain(timeout: 5)
-        let result = try queries.mappingErrors { try queries.sessionStop(QueryParameters(params)) }
+        let result = try queries.mappingErrors { try queries.sessionStop(QueryParameters(params), analysis: false) }
+        analyses.schedule(result.uuid)
         try applyActiveSessions(pipeline: pipeline, database: queries.database, monitor: monitor)
         hub.publish(.sessionStopped(.init(session: result)))
         hub.endSession(result.uuid, at: result.end)

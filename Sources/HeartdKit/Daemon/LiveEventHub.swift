@@ -16,7 +16,7 @@ public final class LiveEventHub: Sendable {
     private let watchers = Mutex<[UUID: AsyncStream<ControlEvent>.Continuation]>([:])
     /// The watchers of one session (`watch` with `session`): told when it ends.
     private let sessionWatchers = Mutex<[UUID: UUID]>([:])
-    private let logger: Logger
+    let logger: Logger
     /// Events buffered per watcher before the oldest are dropped.
     public static let watcherBuffer = 1024
 

@@ -9,15 +9,17 @@ import Logging
 import SourceEvents
 
 /// `session.stop` of a 24-hour session as heartd runs it, and what capture feels meanwhile: the open series of the
-/// session's device rotated out (`setActiveSessions`), the store writer drained, then the statistics — with the
-/// whole HRV analysis (`SessionStatistics.analysis`) — computed from a store read and written. All of it runs on
-/// the control connection's task; notifications are handled on the thread that received them (BlueZ's reader),
-/// under the pipeline's lock only. Here a thread of its own feeds the same pipeline a notification every 2 ms
-/// during every stop, and the longest `handleNow` is what a notification waited (`SessionStopCaptureTests`
-/// asserts the same on a smaller session).
+/// session's device rotated out (`setActiveSessions`), the store writer drained, then the statistics without the HRV
+/// analysis computed from a store read and written — the reply — and after it the analysis
+/// (`HeartDatabase.storeSessionAnalysis`, which heartd's `SessionAnalyses` runs on a thread of its own). Notifications
+/// are handled on the thread that received them (BlueZ's reader), under the pipeline's lock only. Here a thread of
+/// its own feeds the same pipeline a notification every 2 ms during every stop and its analysis, and the longest
+/// `handleNow` is what a notification waited (`SessionStopCaptureTests` asserts the same on a smaller session).
 extension SessionBenchmark {
     struct StopFigures {
         var stopSeconds: [Double] = []
+        /// The analysis after each reply.
+        var analysisSeconds: [Double] = []
         var handled = 0
         var longestNotification: Duration = .zero
     }
@@ -41,10 +43,12 @@ extension SessionBenchmark {
             let (_, seconds) = try await Stopwatch.measureAsync {
                 pipeline.setActiveSessions([])
                 _ = await store.drain(timeout: 5)
-                return try database.stopSession(uuid: session.uuid, end: end)
+                return try database.stopSession(uuid: session.uuid, end: end, analysis: false)
             }
+            let (_, analysis) = try Stopwatch.measure { try database.storeSessionAnalysis(uuid: session.uuid) }
             feeder.measure(false)
             figures.stopSeconds.append(seconds)
+            figures.analysisSeconds.append(analysis)
         }
         let fed = feeder.finish()
         figures.handled = fed.handled
