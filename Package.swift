@@ -231,6 +231,7 @@ let package = Package(
         .testTarget(name: "SeededRandomTests", dependencies: ["SeededRandom"]),
         .testTarget(name: "HeartStoreTests", dependencies: [
             "HeartStore", "HealthModel", "SeededRandom", "TestFileSystems", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "IngestTestSupport", "HeartRate", "HealthModel", "SeededRandom", "SourceEvents",
                                                        "StrapLab", "TestBus"]),
