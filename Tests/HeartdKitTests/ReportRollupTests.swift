@@ -104,6 +104,11 @@ import Testing
     @Test func theRolledUpTrendIsTheStreamedOne() throws {
         let queries = StoreQueries(database: try Self.store())
         let day = 86_400.0
+        // The roll-up path reads the store's hourly HRV sums (the comparisons below would hold trivially otherwise).
+        var rows = 0
+        #expect(try queries.database.heartbeatHours(from: Self.t0, to: Self.t0.addingTimeInterval(4 * day),
+                                                    hours: (Self.t0, Self.t0.addingTimeInterval(4 * day))) { _, _ in rows += 1 })
+        #expect(rows > 50)
         // Mid-hour at both ends, hourly buckets.
         try Self.expectSame(queries, .range(from: Self.t0.addingTimeInterval(5_000.25), to: Self.t0.addingTimeInterval(3.5 * day + 777.5),
                                             device: nil), "mid-hour")
