@@ -119,4 +119,13 @@ import Testing
         try Self.expectSame(queries, .range(from: Self.t0.addingTimeInterval(-10 * day + 1_000), to: Self.t0.addingTimeInterval(6 * day),
                                             device: nil), "daily")
     }
+
+    /// Time with gaps: the union of two devices' covered intervals, the second's arriving after the first's.
+    @Test func coveredTimeIsTheUnionWhateverTheOrder() {
+        var covered = CoveredTime()
+        for (a, b) in [(0.0, 1.0), (1.0, 2.0), (5.0, 6.0), (8.0, 9.0), (1.5, 5.5), (5.5, 7.0), (20.0, 21.0), (-3.0, -2.0)] {
+            covered.add(a, b)
+        }
+        #expect(covered.length == 7 + 1 + 1 + 1)
+    }
 }

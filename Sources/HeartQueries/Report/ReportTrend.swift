@@ -147,30 +147,33 @@ struct ReportTrendBuilder {
     }
 }
 
-/// The union of covered intervals, kept as sorted disjoint intervals merged as they come: its size is the number of
-/// gaps, not of beats (intervals of one series come in order; a second device's interleave).
+/// The union of covered intervals: each interval extends the last one it starts inside, else is appended, and the
+/// union is taken once, sorted, at `length` — so its size is the number of gaps, not of beats, and a second device's
+/// intervals (arriving after the first device's, out of order) cost an append each, never an insert in the middle.
 struct CoveredTime: Sendable {
     private var intervals: [(Double, Double)] = []
 
     mutating func add(_ a: Double, _ b: Double) {
         guard b > a else { return }
-        if let last = intervals.last, a >= last.0 {
-            if a <= last.1 { intervals[intervals.count - 1].1 = max(last.1, b) } else { intervals.append((a, b)) }
-            return
-        }
-        // Out of order: insert, then merge the neighbours it touches.
-        var i = intervals.firstIndex { $0.0 > a } ?? intervals.count
-        intervals.insert((a, b), at: i)
-        if i > 0, intervals[i - 1].1 >= a {
-            intervals[i - 1].1 = max(intervals[i - 1].1, b)
-            intervals.remove(at: i)
-            i -= 1
-        }
-        while i + 1 < intervals.count, intervals[i + 1].0 <= intervals[i].1 {
-            intervals[i].1 = max(intervals[i].1, intervals[i + 1].1)
-            intervals.remove(at: i + 1)
+        if let last = intervals.last, a >= last.0, a <= last.1 {
+            intervals[intervals.count - 1].1 = max(last.1, b)
+        } else {
+            intervals.append((a, b))
         }
     }
 
-    var length: Double { intervals.reduce(0) { $0 + ($1.1 - $1.0) } }
+    var length: Double {
+        var total = 0.0
+        var current: (Double, Double)?
+        for (a, b) in intervals.sorted(by: { $0.0 < $1.0 }) {
+            if let c = current, a <= c.1 {
+                current = (c.0, max(c.1, b))
+            } else {
+                if let c = current { total += c.1 - c.0 }
+                current = (a, b)
+            }
+        }
+        if let c = current { total += c.1 - c.0 }
+        return total
+    }
 }
