@@ -16,19 +16,25 @@ struct HRVAccumulator: Sendable {
     mutating func add(segment: [Double]) {
         var previous: Double?
         for rr in segment {
-            let k = shift ?? rr
-            shift = k
-            count += 1
-            shiftedSum += rr - k
-            shiftedSquares += (rr - k) * (rr - k)
-            rateSum += 60_000 / rr
-            if let p = previous {
-                let d = rr - p
-                squaredDifferences += d * d
-                differences += 1
-                if abs(d) > 50 { over50 += 1 }
-            }
+            add(rr: rr, previous: previous)
             previous = rr
+        }
+    }
+
+    /// One RR interval (ms, positive and finite) and the one before it in its run (nil for a run's first): the
+    /// interval, and their successive difference.
+    mutating func add(rr: Double, previous: Double?) {
+        let k = shift ?? rr
+        shift = k
+        count += 1
+        shiftedSum += rr - k
+        shiftedSquares += (rr - k) * (rr - k)
+        rateSum += 60_000 / rr
+        if let p = previous {
+            let d = rr - p
+            squaredDifferences += d * d
+            differences += 1
+            if abs(d) > 50 { over50 += 1 }
         }
     }
 

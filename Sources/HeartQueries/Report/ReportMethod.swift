@@ -35,7 +35,9 @@ extension StoreQueries {
 
     /// The report's data: for a session its stored statistics (so far, while active) and what its devices stored in
     /// [start, end) — the same series and points `sessionStatistics` reads; for a range, `SessionStatistics` over it.
-    public func reportData(_ scope: ReportScope, now: Date = Date()) throws -> ReportData {
+    /// `rollups`: whether a long range's trend reads the store's hourly roll-ups for its whole hours (false: every
+    /// beat and point streamed, the reference the roll-up path is tested against).
+    public func reportData(_ scope: ReportScope, now: Date = Date(), rollups: Bool = true) throws -> ReportData {
         var session: Session?
         let from: Date, to: Date
         var addresses: [String]
@@ -61,7 +63,7 @@ extension StoreQueries {
         }
         if to.timeIntervalSince(from) > ReportTrend.threshold {
             return try trendData(session: session, from: from, to: to, addresses: addresses, everyDevice: everyDevice,
-                                 info: info, now: now)
+                                 info: info, now: now, rollups: rollups)
         }
         var devices: [ReportDevice] = []
         var energy: [QuantityPoint] = []
@@ -99,18 +101,50 @@ extension StoreQueries {
         SessionStatistics.analysis(devices.flatMap(\.series), from: from, to: to)
     }
 
-    /// A long range's report data: every device's heart rate and series streamed from the store into the trend's
-    /// buckets, one stored sample at a time; a session keeps its stored statistics.
+    /// A long range's report data: every device's heart rate and series read from the store into the trend's
+    /// buckets; a session keeps its stored statistics. With `rollups` (and a store that has them), whole UTC hours
+    /// come from the hourly roll-ups — heart-rate totals, HRV sums — and only the rest is streamed: the range's
+    /// partial hours, heart-rate points crossing an hour's end, the first and last rolled-up hour's points (for the
+    /// span with data), energy, and the beats themselves for beat counts and time with gaps (no roll-up holds runs).
     func trendData(session: Session?, from: Date, to: Date, addresses: [String], everyDevice: Bool,
-                   info: (String) -> DeviceInfo?, now: Date) throws -> ReportData {
+                   info: (String) -> DeviceInfo?, now: Date, rollups: Bool) throws -> ReportData {
         var builder = try ReportTrendBuilder(from: from, to: to)
         var devices: [ReportDevice] = []
+        let beatHours = rollups ? Self.rolledUpBeatHours(from: from, to: to) : nil
         for address in addresses {
             var any = false
+            if let beatHours, try database.heartbeatHours(from: from, to: to, device: address, hours: beatHours, {
+                builder.add(hour: $0, sums: $1)
+            }) {
+                builder.rolledUpBeats = (beatHours.lower.timeIntervalSinceReferenceDate,
+                                         beatHours.upper.timeIntervalSinceReferenceDate)
+            } else {
+                builder.rolledUpBeats = nil
+            }
             try database.forEachHeartbeatSeries(from: from, to: to, device: address) { any = true; builder.add(series: $0) }
-            try database.forEachQuantityPoint(type: .heartRate, from: from, to: to, device: address) {
+            var rolledHours: (first: Date, last: Date)?
+            let answered = try rollups && database.heartRateRollup(from: from, to: to, device: address, totals: { hour, totals in
+                any = true
+                builder.add(hour: hour, totals: totals)
+                rolledHours = (min(rolledHours?.first ?? hour, hour), max(rolledHours?.last ?? hour, hour))
+            }, point: {
                 any = true
                 builder.add(heartRate: $0)
+            })
+            if !answered {
+                try database.forEachQuantityPoint(type: .heartRate, from: from, to: to, device: address) {
+                    any = true
+                    builder.add(heartRate: $0)
+                }
+            } else if let rolledHours {
+                // The span with data starts and ends in the first and last rolled-up hours unless a streamed point
+                // lies beyond them: read those two hours' points for it.
+                for hour in Set([rolledHours.first, rolledHours.last]) {
+                    let end = hour.addingTimeInterval(3600)
+                    try database.forEachQuantityPoint(type: .heartRate, from: hour, to: end, device: address) { p in
+                        if p.start >= hour, p.start < end { builder.span(heartRate: p) }
+                    }
+                }
             }
             if session == nil {
                 try database.forEachQuantityPoint(type: .activeEnergyBurned, from: from, to: to, device: address) {
@@ -123,5 +157,12 @@ extension StoreQueries {
         let (trend, statistics) = builder.finish()
         return ReportData(session: session, from: from, to: to, statistics: session?.statistics ?? statistics,
                           devices: devices, generated: now, trend: trend)
+    }
+
+    /// The whole UTC hours whose HRV the trend takes from `hrv_hourly`: from the second hour boundary after `from`
+    /// (an interval ending in the first whole hour could begin before `from`, outside the range) to the last one
+    /// before `to`. Nil when none.
+    static func rolledUpBeatHours(from: Date, to: Date) -> (lower: Date, upper: Date)? {
+        HeartDatabase.rollupHours(from: from.addingTimeInterval(3600), to: to)
     }
 }

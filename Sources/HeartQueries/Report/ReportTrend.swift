@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import HeartStore
 
 /// The report of a long range (more than `threshold`): per-bucket trends instead of beat-level plots, which a person
 /// cannot read over days (and which would hold every beat). Built while the store is read, one series at a time
@@ -24,7 +25,9 @@ public struct ReportTrend: Sendable, Hashable {
 }
 
 /// Builds a `ReportTrend` and the range's `SessionStatistics` from streamed heart-rate points, energy points and
-/// heartbeat series (any device, any order of devices; each device's series in start order).
+/// heartbeat series (any device, any order of devices; each device's series in start order), or, for whole UTC
+/// hours, from the store's hourly roll-ups: heart-rate totals (`add(hour:totals:)`) and HRV sums
+/// (`add(hour:sums:)`, for the beats in `rolledUpBeats`, whose series are still read for beat counts and gaps).
 struct ReportTrendBuilder {
     let t0: Double, t1: Double
     var plot: TrendGrid
@@ -36,6 +39,8 @@ struct ReportTrendBuilder {
     var beats = 0
     var covered = CoveredTime()
     var dataStart = Double.infinity, dataEnd = -Double.infinity
+    /// The hours [lower, upper) (reference-date seconds) whose beats' HRV came from `add(hour:sums:)`.
+    var rolledUpBeats: (lower: Double, upper: Double)?
 
     init(from: Date, to: Date) throws(StatisticsError) {
         t0 = from.timeIntervalSinceReferenceDate
@@ -55,18 +60,43 @@ struct ReportTrendBuilder {
         days.heartRate.add(p)
         hours.add(p)
         heartRate.add(p)
+        span(heartRate: p)
+    }
+
+    /// Widens the span with data by a heart-rate point (starting inside the range), without counting it: for the
+    /// points of a rolled-up hour, read again for the first and last such hour only.
+    mutating func span(heartRate p: QuantityPoint) {
         let s = p.start.timeIntervalSinceReferenceDate
         if s >= t0, s < t1 { dataStart = min(dataStart, s); dataEnd = max(dataEnd, max(s, p.end.timeIntervalSinceReferenceDate)) }
     }
 
+    /// One sample's heart-rate totals of the whole UTC hour starting at `hour`, from `heart_rate_hourly`.
+    mutating func add(hour: Date, totals: BucketTotals) {
+        let h = hour.timeIntervalSinceReferenceDate
+        plot.merge(totals, hour: h)
+        days.merge(totals, hour: h)
+        hours.merge(totals, intoBucket: Int(((h - hours.anchor.timeIntervalSinceReferenceDate) / 3600).rounded(.down)))
+        heartRate.merge(totals, intoBucket: 0)
+    }
+
+    /// One series' HRV sums of the UTC hour starting at `hour` (inside `rolledUpBeats`), from `hrv_hourly`.
+    mutating func add(hour: Date, sums: HeartbeatHourSums) {
+        let h = hour.timeIntervalSinceReferenceDate
+        plot.merge(sums, hour: h)
+        days.merge(sums, hour: h)
+        hrv.merge(sums)
+    }
+
     mutating func add(energy p: QuantityPoint) { energy.add(p) }
 
-    /// A series' beats inside the range, segmented as `SessionStatistics` does: each series on its own, a new segment
-    /// at a `precededByGap` beat and at the first beat inside the range.
+    /// A series' beats inside the range, in runs as `SessionStatistics` makes them: each series on its own, a new run
+    /// at a `precededByGap` beat and at the first beat inside the range. Beats in `rolledUpBeats` are counted and
+    /// their gaps measured, their intervals only carried to the next difference.
     mutating func add(series s: HeartbeatSeriesSample) {
         let base = s.start.timeIntervalSinceReferenceDate
+        let rolled = rolledUpBeats ?? (0, 0)
         var previous: (offset: Double, t: Double)?
-        var whole: [Double] = []
+        var previousRR: Double?
         for beat in s.beats {
             let t = base + beat.offset
             guard t >= t0, t < t1 else {
@@ -82,15 +112,13 @@ struct ReportTrendBuilder {
                 let ms = (beat.offset - p.offset) * 1000
                 if ms.isFinite, ms > 0 { rr = ms }
             }
-            if let rr { whole.append(rr) } else {
-                if !whole.isEmpty { hrv.add(segment: whole) }
-                whole.removeAll(keepingCapacity: true)
-            }
-            plot.beat(at: t, rr: rr)
-            days.beat(at: t, rr: rr)
+            let rolledUp = t >= rolled.lower && t < rolled.upper
+            if let rr, !rolledUp { hrv.add(rr: rr, previous: previousRR) }
+            previousRR = rr
+            plot.beat(at: t, rr: rr, rolledUp: rolledUp)
+            days.beat(at: t, rr: rr, rolledUp: rolledUp)
             previous = (beat.offset, t)
         }
-        if !whole.isEmpty { hrv.add(segment: whole) }
         plot.flush()
         days.flush()
     }
@@ -119,30 +147,33 @@ struct ReportTrendBuilder {
     }
 }
 
-/// The union of covered intervals, kept as sorted disjoint intervals merged as they come: its size is the number of
-/// gaps, not of beats (intervals of one series come in order; a second device's interleave).
+/// The union of covered intervals: each interval extends the last one it starts inside, else is appended, and the
+/// union is taken once, sorted, at `length` — so its size is the number of gaps, not of beats, and a second device's
+/// intervals (arriving after the first device's, out of order) cost an append each, never an insert in the middle.
 struct CoveredTime: Sendable {
     private var intervals: [(Double, Double)] = []
 
     mutating func add(_ a: Double, _ b: Double) {
         guard b > a else { return }
-        if let last = intervals.last, a >= last.0 {
-            if a <= last.1 { intervals[intervals.count - 1].1 = max(last.1, b) } else { intervals.append((a, b)) }
-            return
-        }
-        // Out of order: insert, then merge the neighbours it touches.
-        var i = intervals.firstIndex { $0.0 > a } ?? intervals.count
-        intervals.insert((a, b), at: i)
-        if i > 0, intervals[i - 1].1 >= a {
-            intervals[i - 1].1 = max(intervals[i - 1].1, b)
-            intervals.remove(at: i)
-            i -= 1
-        }
-        while i + 1 < intervals.count, intervals[i + 1].0 <= intervals[i].1 {
-            intervals[i].1 = max(intervals[i].1, intervals[i + 1].1)
-            intervals.remove(at: i + 1)
+        if let last = intervals.last, a >= last.0, a <= last.1 {
+            intervals[intervals.count - 1].1 = max(last.1, b)
+        } else {
+            intervals.append((a, b))
         }
     }
 
-    var length: Double { intervals.reduce(0) { $0 + ($1.1 - $1.0) } }
+    var length: Double {
+        var total = 0.0
+        var current: (Double, Double)?
+        for (a, b) in intervals.sorted(by: { $0.0 < $1.0 }) {
+            if let c = current, a <= c.1 {
+                current = (c.0, max(c.1, b))
+            } else {
+                if let c = current { total += c.1 - c.0 }
+                current = (a, b)
+            }
+        }
+        if let c = current { total += c.1 - c.0 }
+        return total
+    }
 }

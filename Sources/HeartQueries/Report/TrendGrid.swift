@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import HeartStore
 
 /// One trend bucket of a long report: heart rate (minimum, time-weighted average, maximum), HRV and beats of every
 /// device in [start, end).
@@ -7,7 +8,8 @@ public struct TrendBucket: Sendable, Hashable {
     public var start: Date
     public var end: Date
     public var heartRate: QuantityStatistics
-    /// HRV of the RR intervals ending in the bucket (segments split at its bounds); nil with fewer than 2.
+    /// HRV of the RR intervals ending in the bucket and of their successive differences (a difference belongs to the
+    /// bucket of its later interval's second beat, as in the store's `hrv_hourly`); nil with fewer than 2.
     public var hrv: HRVMetrics?
     public var beats: Int
     /// For a day: the resting heart rate (`ReportTrend.restingDefinition`); nil without such an hour.
@@ -15,7 +17,8 @@ public struct TrendBucket: Sendable, Hashable {
 }
 
 /// Running totals per bucket of `interval` seconds aligned to `anchor`, fed one point or beat at a time: heart
-/// rate in a `QuantityStatisticsBuilder`, HRV in one `HRVAccumulator` per bucket, beats counted.
+/// rate in a `QuantityStatisticsBuilder`, HRV in one `HRVAccumulator` per bucket, beats counted; or, for whole hours,
+/// the store's hourly roll-ups merged in (`BucketTotals`, `HeartbeatHourSums`).
 struct TrendGrid: Sendable {
     let anchor: Double
     let interval: Double
@@ -23,9 +26,8 @@ struct TrendGrid: Sendable {
     var heartRate: QuantityStatisticsBuilder
     var hrv: [HRVAccumulator]
     var beats: [Int]
-    /// The RR segment being built and its bucket (flushed when the bucket changes or a gap breaks it).
-    private var segment: [Double] = []
-    private var segmentBucket = -1
+    /// The last RR interval (ms) of the run being read: the next interval's successive difference is taken from it.
+    private var previousRR: Double?
 
     init(from: Date, to: Date, anchor: Date, interval: TimeInterval) throws(StatisticsError) {
         heartRate = try QuantityStatisticsBuilder(style: QuantityType.heartRate.aggregation, anchor: anchor,
@@ -45,20 +47,25 @@ struct TrendGrid: Sendable {
         return min(max(Int(((t - anchor) / interval).rounded(.down) - first), 0), beats.count - 1)
     }
 
-    /// A beat at `t` inside the range; `rr` (ms) when it closes an uninterrupted interval, else it starts a segment.
-    mutating func beat(at t: Double, rr: Double?) {
+    /// A beat at `t` inside the range; `rr` (ms) when it closes an uninterrupted interval, else it starts a run.
+    /// `rolledUp`: the beat lies in an hour whose HRV sums were merged from the roll-up (`merge(_:hour:)`), so only
+    /// its count and its interval (for the next difference) are taken.
+    mutating func beat(at t: Double, rr: Double?, rolledUp: Bool = false) {
         let k = bucket(t)
         beats[k] += 1
-        if rr == nil || k != segmentBucket { flush() }
-        segmentBucket = k
-        if let rr { segment.append(rr) }
+        if let rr, !rolledUp { hrv[k].add(rr: rr, previous: previousRR) }
+        previousRR = rr
     }
 
-    /// Ends the current segment (a gap, a beat outside the range, the series' end).
-    mutating func flush() {
-        if !segment.isEmpty, hrv.indices.contains(segmentBucket) { hrv[segmentBucket].add(segment: segment) }
-        segment.removeAll(keepingCapacity: true)
-        segmentBucket = -1
+    /// Ends the current run (a beat outside the range, the series' end).
+    mutating func flush() { previousRR = nil }
+
+    /// One series' HRV sums of the UTC hour starting at `hour` (inside the range), from `hrv_hourly`.
+    mutating func merge(_ sums: HeartbeatHourSums, hour: Double) { hrv[bucket(hour)].merge(sums) }
+
+    /// Heart-rate totals of the UTC hour starting at `hour` (inside the range): every bucket is a union of whole hours.
+    mutating func merge(_ totals: BucketTotals, hour: Double) {
+        heartRate.merge(totals, intoBucket: Int(((hour - anchor) / interval).rounded(.down)))
     }
 
     func buckets() -> [TrendBucket] {
