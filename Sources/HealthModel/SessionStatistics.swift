@@ -106,7 +106,8 @@ public struct SessionStatistics: Codable, Sendable, Hashable {
         }
     }
 
-    static func unionLength(_ intervals: [(Double, Double)]) -> Double {
+    /// The length of the union of `intervals` (start, end), in any order and overlapping.
+    public static func unionLength(_ intervals: [(Double, Double)]) -> Double {
         var total = 0.0
         var current: (Double, Double)?
         for (a, b) in intervals.sorted(by: { $0.0 < $1.0 }) {

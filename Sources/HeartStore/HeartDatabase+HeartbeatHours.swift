@@ -26,17 +26,7 @@ extension HeartDatabase {
                 """, arguments: filter.arguments + [lower, upper])
             while let row = try rows.next() {
                 let start = Date(timeIntervalSinceReferenceDate: Double(try row.decode(atIndex: 0) as Int64) * cell)
-                var h = HeartbeatHourSums()
-                h.count = try row.decode(atIndex: 1)
-                h.shift = try row.decode(atIndex: 2)
-                h.shiftedSum = try row.decode(atIndex: 3)
-                h.shiftedSquares = try row.decode(atIndex: 4)
-                h.rateSum = try row.decode(atIndex: 5)
-                h.differences = try row.decode(atIndex: 6)
-                h.squaredDifferences = try row.decode(atIndex: 7)
-                h.over50 = try row.decode(atIndex: 8)
-                h.over20 = try row.decode(atIndex: 9)
-                body(start, h)
+                body(start, try HeartbeatHourSums(row, from: 1))
             }
             return true
         }

@@ -86,17 +86,7 @@ extension HeartDatabase {
                 FROM samples JOIN hrv_hourly h ON h.sample = samples.uuid WHERE \(filter.sql)
                 """, arguments: filter.arguments)
             while let row = try rows.next() {
-                var h = HeartbeatHourSums()
-                h.count = try row.decode(atIndex: 0)
-                h.shift = try row.decode(atIndex: 1)
-                h.shiftedSum = try row.decode(atIndex: 2)
-                h.shiftedSquares = try row.decode(atIndex: 3)
-                h.rateSum = try row.decode(atIndex: 4)
-                h.differences = try row.decode(atIndex: 5)
-                h.squaredDifferences = try row.decode(atIndex: 6)
-                h.over50 = try row.decode(atIndex: 7)
-                h.over20 = try row.decode(atIndex: 8)
-                body(h)
+                body(try HeartbeatHourSums(row, from: 0))
             }
             return true
         }

@@ -20,6 +20,20 @@ public struct HeartbeatHourSums: Sendable, Hashable {
 
     public init() {}
 
+    /// The sums as `hrv_hourly` holds them, in its column order (n, k, s, ss, hr, dn, dd, o50, o20), from `row`'s
+    /// column `first` on.
+    init(_ row: Row, from first: Int) throws {
+        count = try row.decode(atIndex: first)
+        shift = try row.decode(atIndex: first + 1)
+        shiftedSum = try row.decode(atIndex: first + 2)
+        shiftedSquares = try row.decode(atIndex: first + 3)
+        rateSum = try row.decode(atIndex: first + 4)
+        differences = try row.decode(atIndex: first + 5)
+        squaredDifferences = try row.decode(atIndex: first + 6)
+        over50 = try row.decode(atIndex: first + 7)
+        over20 = try row.decode(atIndex: first + 8)
+    }
+
     /// One RR interval, and its difference from the previous one of its run (nil for a run's first).
     mutating func add(rr: Double, difference: Double?) {
         if count == 0 { shift = rr }

@@ -162,18 +162,5 @@ struct CoveredTime: Sendable {
         }
     }
 
-    var length: Double {
-        var total = 0.0
-        var current: (Double, Double)?
-        for (a, b) in intervals.sorted(by: { $0.0 < $1.0 }) {
-            if let c = current, a <= c.1 {
-                current = (c.0, max(c.1, b))
-            } else {
-                if let c = current { total += c.1 - c.0 }
-                current = (a, b)
-            }
-        }
-        if let c = current { total += c.1 - c.0 }
-        return total
-    }
+    var length: Double { SessionStatistics.unionLength(intervals) }
 }
