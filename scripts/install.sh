@@ -119,22 +119,21 @@ install_file 0644 docs/MQTT.md "$DOCDIR/MQTT.md"
 install_file 0644 udev/README.md "$DOCDIR/udev.md"
 install_file 0644 docs/CONTROL.md "$DOCDIR/CONTROL.md"
 
-# Man pages and bash/zsh/fish completions, generated from the binaries' own command trees (swift-argument-parser).
+# Man pages and bash/zsh/fish completions, generated from the binaries' own command trees (scripts/gen-manuals.sh),
+# or as a BUILD_DIR already holds them (heartctl.1 beside heartctl: scripts/sdlab-test.sh generates them on the host).
 MANDIR="$PREFIX/share/man"
+manuals_dir=$BUILD_DIR
+if [ ! -e "$BUILD_DIR/heartctl.1" ]; then
+  manuals_dir=$gen_tmp
+  scripts/gen-manuals.sh "$gen_tmp" "$BUILD_DIR"
+fi
 for spec in heartctl:1 heartd:8 heartd-sync:8 heartd-web:8 heartd-mqtt:8; do
   binary="${spec%%:*}" section="${spec##*:}"
-  if ! "$BUILD_DIR/$binary" --experimental-dump-help 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null; then
-    echo "# $BUILD_DIR/$binary cannot describe itself: skipped its man page and completions"
-    continue
-  fi
-  scripts/gen-man.py "$BUILD_DIR/$binary" "$section" > "$gen_tmp/$binary.$section"
-  install_file 0644 "$gen_tmp/$binary.$section" "$MANDIR/man$section/$binary.$section"
-  for shell in bash zsh fish; do
-    "$BUILD_DIR/$binary" --generate-completion-script "$shell" > "$gen_tmp/$binary.$shell"
-  done
-  install_file 0644 "$gen_tmp/$binary.bash" "$PREFIX/share/bash-completion/completions/$binary"
-  install_file 0644 "$gen_tmp/$binary.zsh" "$PREFIX/share/zsh/site-functions/_$binary"
-  install_file 0644 "$gen_tmp/$binary.fish" "$PREFIX/share/fish/vendor_completions.d/$binary.fish"
+  [ -e "$manuals_dir/$binary.$section" ] || continue
+  install_file 0644 "$manuals_dir/$binary.$section" "$MANDIR/man$section/$binary.$section"
+  install_file 0644 "$manuals_dir/$binary.bash" "$PREFIX/share/bash-completion/completions/$binary"
+  install_file 0644 "$manuals_dir/$binary.zsh" "$PREFIX/share/zsh/site-functions/_$binary"
+  install_file 0644 "$manuals_dir/$binary.fish" "$PREFIX/share/fish/vendor_completions.d/$binary.fish"
 done
 
 # Activate on a live system only (not when staging into DESTDIR).

@@ -36,6 +36,8 @@ trap 'rm -rf "$BIN"' EXIT
 # Split here as install.sh would (stripped, with .debug beside): the emulated CPU took ~2.5 min to do it in the guest.
 scripts/split-debug.sh "$BIN" "$RELEASE/heartd" "$RELEASE/heartctl" "$RELEASE/heartd-sync" "$RELEASE/heartd-web" \
   "$RELEASE/heartd-mqtt"
+# The man pages and completions too (python and 20 binary starts took about a minute under the emulated CPU).
+scripts/gen-manuals.sh "$BIN" "$RELEASE" >/dev/null
 
 # 2 notifications/s with one RR each at 120 bpm, as scripts/lab-test.sh.
 set +e

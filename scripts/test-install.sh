@@ -45,6 +45,11 @@ scripts/split-debug.sh "$tmp/split" "$tmp/build"/*
 DESTDIR="$tmp/stage-split" BUILD_DIR="$tmp/split" PREFIX=/opt/hd scripts/install.sh --udev-rule >/dev/null
 check "a split build installs the same binaries and debug files" 'diff -r "$stage/opt/hd/bin" "$tmp/stage-split/opt/hd/bin" && diff -r "$stage/usr/lib/debug" "$tmp/stage-split/usr/lib/debug"'
 check "a split build is not split again" '! BUILD_DIR="$tmp/split" scripts/install.sh --dry-run | grep -q split-debug.sh'
+# Man pages and completions generated beforehand (scripts/sdlab-test.sh, scripts/gen-manuals.sh) install as they are.
+for b in heartctl.1 heartd.8 heartd-sync.8 heartd-web.8 heartd-mqtt.8; do echo ".TH prebuilt-$b" > "$tmp/split/$b"; done
+for b in heartctl heartd heartd-sync heartd-web heartd-mqtt; do for sh in bash zsh fish; do echo "# prebuilt $b" > "$tmp/split/$b.$sh"; done; done
+DESTDIR="$tmp/stage-manuals" BUILD_DIR="$tmp/split" PREFIX=/opt/hd scripts/install.sh >/dev/null
+check "prebuilt man pages and completions are installed as they are" 'grep -q "prebuilt-heartctl.1" "$tmp/stage-manuals/opt/hd/share/man/man1/heartctl.1" && grep -q "prebuilt heartd-web" "$tmp/stage-manuals/opt/hd/share/bash-completion/completions/heartd-web" && grep -q "prebuilt heartd" "$tmp/stage-manuals/opt/hd/share/zsh/site-functions/_heartd" && grep -q "prebuilt heartd-mqtt" "$tmp/stage-manuals/opt/hd/share/fish/vendor_completions.d/heartd-mqtt.fish"'
 
 # A user's drop-ins, as `systemctl edit heartd` and `systemctl set-property heartd` write them.
 mkdir -p "$stage/etc/systemd/system/heartd.service.d" "$stage/etc/systemd/system.control/heartd.service.d" \
