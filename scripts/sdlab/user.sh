@@ -30,6 +30,9 @@ t=$(now)
 rc=$?
 check install "install.sh --enable exits 0 and heartd is enabled and active ($(since "$t") s)" \
   test "$rc" = 0 -a "$(systemctl is-enabled heartd)" = enabled -a "$(systemctl is-active heartd)" = active
+check manuals "man heartctl(1)/heartd(8) and the completions (generated on the host) are installed" \
+  test -s /usr/local/share/man/man1/heartctl.1 -a -s /usr/local/share/man/man8/heartd-web.8 \
+  -a -s /usr/local/share/bash-completion/completions/heartctl -a -s /usr/local/share/fish/vendor_completions.d/heartd.fish
 ready=$(awk -v a="$(unit ExecMainStartTimestampMonotonic)" -v b="$(unit ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')
 check ready "READY=1 within ${READY_BOUND} s of exec (${ready} s)" le "$ready" "$READY_BOUND"
 ids=$(grep -c '^-- ' /src/systemd/heartd.catalog)   # one entry per MessageID (checked by the suite)
