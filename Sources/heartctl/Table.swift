@@ -20,27 +20,44 @@ struct Table {
 
     /// The table as lines joined by newlines; without `header`, the rows alone (a later page of a listing).
     func render(header: Bool = true) -> String {
-        var widths = headers.map(\.count)
+        // Each cell's width once (a listing's page is 9,000 cells): its bytes when ASCII, else its characters.
+        var cellWidths: [Int] = []
+        cellWidths.reserveCapacity(rows.count * headers.count)
+        var widths = headers.map(Self.width)
         for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() {
+                let w = Self.width(cell)
+                cellWidths.append(w)
+                if i < widths.count { widths[i] = max(widths[i], w) }
+            }
         }
         var out = ""
         out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * (rows.count + 1))
-        func line(_ cells: [String]) {
+        func line(_ cells: [String], _ cellWidth: (Int) -> Int) {
             if !out.isEmpty { out += "\n" }
             for (i, cell) in cells.enumerated() {
                 if i > 0 { out += "  " }
                 out += cell
                 // Padded with spaces to its column's width; the last cell is not.
                 if i < cells.count - 1, i < widths.count {
-                    let pad = widths[i] - cell.count
+                    let pad = widths[i] - cellWidth(i)
                     if pad > 0 { out += String(repeating: " ", count: pad) }
                 }
             }
         }
-        if header { line(headers) }
-        for row in rows { line(row) }
+        if header { line(headers) { Self.width(headers[$0]) } }
+        var next = 0
+        for row in rows {
+            let first = next
+            line(row) { cellWidths[first + $0] }
+            next += row.count
+        }
         return out
+    }
+
+    /// The columns `cell` takes: its bytes when it is ASCII (nearly every cell), else its characters.
+    static func width(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 
     /// A number for a cell: whole numbers as integers, others to one decimal (as `%.1f`), nil as `-`.

@@ -88,6 +88,11 @@ struct StreamedReadTests {
         repeat {
             let typed = try reader.answer(SeriesCall.self, page)
             #expect(JSONBridge.value(typed) == (try reader.handle(.series, JSONBridge.params(page))))
+            // Each summary, read by column position (`SampleRecord(summaryRow:)`), is the stored sample's read in full.
+            for listed in typed.samples {
+                let stored = try #require(try queries.database.sample(uuid: listed.summary.uuid))
+                #expect(SampleSummary(stored, anchor: listed.summary.anchor) == listed.summary)
+            }
             page.cursor = typed.next
         } while page.cursor != nil
         let range = Self.range(days: 1)
