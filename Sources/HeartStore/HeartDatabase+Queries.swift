@@ -24,7 +24,9 @@ extension HeartDatabase {
             guard let (sql, arguments) = try Self.pageQuery(type: type, device: device, from: from, to: to, metadata: metadata,
                                                             limit: limit, newestFirst: newestFirst, after: after, in: db)
             else { return SamplePage(samples: [], next: nil) }
-            var records = try SampleRecord.fetchAll(db, sql: sql, arguments: arguments)
+            var records: [SampleRecord] = []
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() { records.append(try SampleRecord(summaryRow: row)) }
             var next: SamplePageCursor?
             if let limit, records.count > max(limit, 0) {
                 records.removeLast(records.count - max(limit, 0))

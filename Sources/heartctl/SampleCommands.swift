@@ -36,11 +36,12 @@ struct Series: AsyncParsableCommand {
             var first = true
             repeat {
                 // include_open: the series still being captured (--db: as of the daemon's last checkpoint), on the last page
-                let r = try await transport.json(SeriesCall.self, SeriesCall.Params(
-                    type: type, device: scope.device, from: scope.from, to: scope.to, limit: limit, session: scope.session,
-                    metadata: scope.metadata, includeOpen: true, cursor: cursor))
-                cursor = r["next"]?.stringValue
+                let params = SeriesCall.Params(type: type, device: scope.device, from: scope.from, to: scope.to, limit: limit,
+                                               session: scope.session, metadata: scope.metadata, includeOpen: true, cursor: cursor)
                 if global.json {
+                    // The JSON as it came (with --all one sample per line).
+                    let r = try await transport.json(SeriesCall.self, params)
+                    cursor = r["next"]?.stringValue
                     if all {
                         for s in r["samples"]?.arrayValue ?? [] { printJSON(s) }
                     } else {
@@ -48,34 +49,40 @@ struct Series: AsyncParsableCommand {
                     }
                     continue
                 }
-                printPage(r, header: first)
+                // The typed page (with --db the store's answer as it is, never a JSON tree).
+                let page = try await transport.call(SeriesCall.self, params)
+                cursor = page.next
+                Self.printPage(page, header: first)
                 first = false
             } while all && cursor != nil
             if !global.json, !all, let cursor { print("more: --cursor \(cursor)") }
         }
     }
 
-    func printPage(_ r: JSONValue, header: Bool) {
-        var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
-        for s in r["samples"]?.arrayValue ?? [] {
-            // An open series (still being captured, not stored yet) says so: its data is only so far.
-            let open = s["open"]?.boolValue == true ? " (open)" : ""
-            let type = (s["typeIdentifier"]?.stringValue.map(shortType) ?? "-") + open
-            let a = s["aggregates"]
-            table.add([s["uuid"]?.cell ?? "-", type, s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "-",
-                       (a?["average"] ?? a?["sum"])?.cell ?? "-", a?["minimum"]?.cell ?? "-", a?["maximum"]?.cell ?? "-",
-                       s["device"]?["localIdentifier"]?.cell ?? "-"])
+    /// One page as a table (its header only on the first page), flushed: a reader of the pipe sees it at once.
+    static func printPage(_ page: SeriesCall.Result, header: Bool) {
+        var out = pageText(page, header: header)
+        if let open = page.open, open > 0 {
+            out += "\(open) of them still open: captured so far, stored when they finish\n"
         }
-        if table.rows.isEmpty {
-            if header { print("no samples") }
-        } else {
-            let text = table.render()
-            print(header ? text : String(text.drop { $0 != "\n" }.dropFirst()))
-        }
+        print(out, terminator: "")
         fflush(nil)
-        if let open = r["open"]?.intValue, open > 0 {
-            print("\(open) of them still open: captured so far, stored when they finish")
+    }
+
+    /// The table of a page, each line ending in a newline ("no samples" on an empty first page, nothing on an empty
+    /// later page).
+    static func pageText(_ page: SeriesCall.Result, header: Bool) -> String {
+        var table = Table("UUID", "TYPE", "START", "END", "COUNT", "AVG", "MIN", "MAX", "DEVICE")
+        table.rows.reserveCapacity(page.samples.count)
+        for listed in page.samples {
+            let s = listed.summary, a = s.aggregates
+            // An open series (still being captured, not stored yet) says so: its data is only so far.
+            table.add([s.uuid.uuidString, shortType(s.typeIdentifier) + (listed.open == true ? " (open)" : ""),
+                       ExportDates.iso(s.start), ExportDates.iso(s.end), String(s.count), Table.number(a.average ?? a.sum),
+                       Table.number(a.minimum), Table.number(a.maximum), s.device?.localIdentifier ?? "-"])
         }
+        if table.rows.isEmpty { return header ? "no samples\n" : "" }
+        return table.render(header: header) + "\n"
     }
 }
 

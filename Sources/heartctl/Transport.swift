@@ -7,6 +7,8 @@ import HeartStore
 /// answered by the same `StoreQueries` the daemon runs. Commands use the typed calls below.
 protocol Transport: Sendable {
     func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue
+    /// `C`'s typed result: decoded from the daemon's JSON, or (`--db`) the store's answer as it is.
+    func call<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> C.Result
     func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error>
 }
 
@@ -16,7 +18,7 @@ extension Transport {
         try await self.call(C.method, JSONBridge.params(params))
     }
 
-    /// `C`'s typed result; a result of another shape is a failure that says so.
+    /// `C`'s typed result from its JSON; a result of another shape is a failure that says so.
     func call<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> C.Result {
         try typedResult(call, try await json(call, params))
     }
@@ -55,11 +57,22 @@ struct OfflineTransport: Transport {
     /// Only read methods: the file is opened read-only, and what changes the store (`delete`, `session.start`,
     /// `session.stop`) is the daemon's job — it also rotates and tags the open series a session covers.
     func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
+        try Self.readable(method)
+        // Open series too (marked open), as the running daemon's checkpoints hold them.
+        return try OpenSeriesQueries.checkpointed(queries).handle(method, params)
+    }
+
+    /// Throws unless `method` is a read the store file answers.
+    static func readable(_ method: ControlMethod) throws {
         guard StoreQueries.answers(method), method.access == .read, !method.isStreaming else {
             throw CLIError(.needsDaemon, "'\(method.rawValue)' needs the running daemon (leave out --db)")
         }
-        // Open series too (marked open), as the running daemon's checkpoints hold them.
-        return try OpenSeriesQueries.checkpointed(queries).handle(method, params)
+    }
+
+    /// The store's typed answer as `OpenSeriesQueries` makes it: no `JSONValue` built and decoded again.
+    func call<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> C.Result {
+        try Self.readable(C.method)
+        return try OpenSeriesQueries.checkpointed(queries).answer(call, params)
     }
 
     func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {

@@ -3,7 +3,9 @@ import HealthModel
 @testable import HeartStore
 import Testing
 
-/// The store's hand-written JSON columns must read back exactly through `JSONDecoder`, for any text.
+/// The store's hand-written JSON columns must read back exactly through `JSONDecoder`, for any text; metadata read by
+/// `JSONText.flatStrings` (without `JSONDecoder`) is exactly what `JSONDecoder` reads, and text it does not take
+/// (escapes, whitespace, other JSON) is left to `JSONDecoder`.
 @Suite struct JSONTextTests {
     static let awkward = ["", "plain", "quote \" and backslash \\", "slash / and tab\t", "newline\nreturn\r",
                           "control \u{01}\u{1F}\u{7F}", "ünïcødé ♥ 😀", "{\"json\": [1, 2]}", "\u{2028}\u{2029}"]
@@ -41,5 +43,35 @@ import Testing
         let fields = Set(Mirror(reflecting: full).children.compactMap(\.label))
         let written = try #require(try JSONSerialization.jsonObject(with: Data(StoreCoding.json(full).utf8)) as? [String: Any])
         #expect(Set(written.keys) == fields)
+    }
+
+    @Test func flatObjectsReadAsJSONDecoderReadsThem() throws {
+        let cases: [Metadata] = [
+            [:], ["HeartdFinishReason": "max-beats"],
+            ["HeartdDerivedFromSeries": "C441D5F7-B823-40C0-B74C-2FB5BBC17774", "HeartdFinishReason": "max-beats"],
+            ["": "", "ünïcödé ❤️": "值", "a,b:c}{": "x,y"], ["quote\"": "back\\slash", "line": "a\nb\u{01}"],
+        ]
+        for metadata in cases {
+            let text = JSONText.metadata(metadata)
+            let decoded = try JSONDecoder().decode(Metadata.self, from: Data(text.utf8))
+            #expect(decoded == metadata)
+            #expect(try StoreCoding.metadata(text) == metadata, "\(text)")
+            let escaped = text.contains("\\")
+            #expect((JSONText.flatStrings(text) == nil) == escaped, "\(text)")
+        }
+    }
+
+    @Test func otherTextIsLeftToJSONDecoder() throws {
+        for text in ["{ \"a\": \"b\" }", "{\"a\":1}", "{\"a\":\"b\",}", "{\"a\":\"b\"", "[\"a\"]", "{\"a\":\"b\",\"a\":\"c\"}",
+                     "{\"a\":\"b\"}x", "{\"a\"\"b\"}", "{}", "{\"a\":\"\\u0041\"}"] {
+            let flat = JSONText.flatStrings(text)
+            let full = try? JSONDecoder().decode(Metadata.self, from: Data(text.utf8))
+            // Where the fast path answers, JSONDecoder answers the same; everything else it leaves alone.
+            if let flat { #expect(flat == full, "\(text)") }
+        }
+        #expect(JSONText.flatStrings("{}") == [:])
+        #expect(JSONText.flatStrings("{ \"a\": \"b\" }") == nil)
+        #expect(throws: StoreError.self) { try StoreCoding.metadata("{\"a\":\"b\"") }
+        #expect(try StoreCoding.metadata("{ \"a\": \"\\u0041\" }") == ["a": "A"])
     }
 }

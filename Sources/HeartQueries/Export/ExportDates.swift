@@ -15,22 +15,27 @@ public enum ExportDates {
         let (days, dayMilliseconds) = floorDivision(total, 86_400_000)
         let (year, month, day) = civil(days)
         guard (0...9999).contains(year) else { return date.formatted(style) }
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        func put(_ value: Int, _ width: Int) {
-            var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-            var rest = value
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                digits[i] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+        // Written in place into the string's 24 bytes (an array per field was a third of the cost of a listing's dates).
+        return String(unsafeUninitializedCapacity: 24) { out in
+            var at = 0
+            func put(_ value: Int, _ width: Int) {
+                var rest = value
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    out[i] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                at += width
             }
-            out += digits
+            func mark(_ c: Unicode.Scalar) {
+                out[at] = UInt8(ascii: c)
+                at += 1
+            }
+            put(year, 4); mark("-"); put(month, 2); mark("-"); put(day, 2)
+            mark("T"); put(dayMilliseconds / 3_600_000, 2); mark(":")
+            put(dayMilliseconds / 60_000 % 60, 2); mark(":"); put(dayMilliseconds / 1_000 % 60, 2)
+            mark("."); put(dayMilliseconds % 1_000, 3); mark("Z")
+            return at
         }
-        put(year, 4); out.append(UInt8(ascii: "-")); put(month, 2); out.append(UInt8(ascii: "-")); put(day, 2)
-        out.append(UInt8(ascii: "T")); put(dayMilliseconds / 3_600_000, 2); out.append(UInt8(ascii: ":"))
-        put(dayMilliseconds / 60_000 % 60, 2); out.append(UInt8(ascii: ":")); put(dayMilliseconds / 1_000 % 60, 2)
-        out.append(UInt8(ascii: ".")); put(dayMilliseconds % 1_000, 3); out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Reads what `iso` writes (and the same without fractional seconds, or any ISO 8601 date and time).

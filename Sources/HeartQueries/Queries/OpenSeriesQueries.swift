@@ -35,13 +35,23 @@ public struct OpenSeriesQueries {
     }
 
     public func handle(_ method: ControlMethod, _ params: [String: JSONValue]) throws(ControlError) -> JSONValue {
+        JSONBridge.value(try result(method, params))
+    }
+
+    /// `call`'s typed answer to `params` (what `handle` sends as JSON), without a `JSONValue` in between: what
+    /// `heartctl --db` prints from.
+    public func answer<C: ControlCall>(_ call: C.Type, _ params: C.Params) throws(ControlError) -> C.Result {
+        try StoreQueries.typed(call, try result(C.method, JSONBridge.params(params)))
+    }
+
+    func result(_ method: ControlMethod, _ params: [String: JSONValue]) throws(ControlError) -> any Encodable & Sendable {
         switch method {
-        case .series: return JSONBridge.value(try series(params))
-        case .beats: return JSONBridge.value(try beats(params))
-        case .stats: return JSONBridge.value(try stats(params))
+        case .series: return try series(params)
+        case .beats: return try beats(params)
+        case .stats: return try stats(params)
         case .status, .devices, .show, .quantities, .hrv, .changes, .sessionStart, .sessionStop, .sessions, .sessionShow,
              .report, .export, .watch, .subscribe, .allow, .forget, .delete, .people, .personSet, .personRemove, .personAssign, .personUnassign, .nearby:
-            return try queries.handle(method, params)
+            return try queries.result(method, params)
         }
     }
 

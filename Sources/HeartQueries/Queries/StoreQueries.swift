@@ -23,39 +23,47 @@ public struct StoreQueries: Sendable {
         }
     }
 
-    /// `call`'s typed answer to `params` (what `handle` sends as JSON).
+    /// `call`'s typed answer to `params` (what `handle` sends as JSON), built without a `JSONValue` in between.
     public func answer<C: ControlCall>(_ call: C.Type, _ params: C.Params, now: Date = Date()) throws(ControlError) -> C.Result {
-        let value = try handle(C.method, JSONBridge.params(params), now: now)
-        do {
-            return try C.result(value)
-        } catch {
-            throw ControlError(.internalError, "\(C.method.rawValue): an answer that is not its result type: \(error)")
+        try Self.typed(call, try result(C.method, JSONBridge.params(params), now: now))
+    }
+
+    /// `result` as `C.Result`: a method answered with another type is an internal error that says so.
+    static func typed<C: ControlCall>(_ call: C.Type, _ result: any Encodable & Sendable) throws(ControlError) -> C.Result {
+        guard let typed = result as? C.Result else {
+            throw ControlError(.internalError, "\(C.method.rawValue): an answer of type \(type(of: result)), not \(C.Result.self)")
         }
+        return typed
     }
 
     public func handle(_ method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> JSONValue {
+        JSONBridge.value(try result(method, params, now: now))
+    }
+
+    /// `method`'s answer to `params` as its `ControlCall`'s `Result` (`handle` encodes it; `answer` hands it over as it is).
+    func result(_ method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) throws(ControlError) -> any Encodable & Sendable {
         let p = QueryParameters(params, now: now)
-        return try mappingErrors { () throws -> JSONValue in
+        return try mappingErrors { () throws -> any Encodable & Sendable in
             switch method {
-            case .series: return JSONBridge.value(try series(p))
-            case .show: return JSONBridge.value(try show(p))
-            case .beats: return JSONBridge.value(try beats(p))
-            case .quantities: return JSONBridge.value(try quantities(p))
-            case .stats: return JSONBridge.value(try stats(p))
-            case .hrv: return JSONBridge.value(try hrv(p))
-            case .changes: return JSONBridge.value(try changes(p))
-            case .devices: return JSONBridge.value(try devices())
-            case .delete: return JSONBridge.value(DeleteCall.Result(deleted: try database.delete(uuid: try p.uuid())))
-            case .sessionStart: return JSONBridge.value(try sessionStart(p))
-            case .sessionStop: return JSONBridge.value(try sessionStop(p))
-            case .sessions: return JSONBridge.value(try sessionList(p))
-            case .sessionShow: return JSONBridge.value(try sessionShow(p))
-            case .report: return JSONBridge.value(try report(p))
-            case .people: return JSONBridge.value(try peopleList())
-            case .personSet: return JSONBridge.value(try personSet(params))
-            case .personRemove: return JSONBridge.value(try personRemove(params))
-            case .personAssign: return JSONBridge.value(try personAssign(params))
-            case .personUnassign: return JSONBridge.value(try personUnassign(params))
+            case .series: return try series(p)
+            case .show: return try show(p)
+            case .beats: return try beats(p)
+            case .quantities: return try quantities(p)
+            case .stats: return try stats(p)
+            case .hrv: return try hrv(p)
+            case .changes: return try changes(p)
+            case .devices: return try devices()
+            case .delete: return DeleteCall.Result(deleted: try database.delete(uuid: try p.uuid()))
+            case .sessionStart: return try sessionStart(p)
+            case .sessionStop: return try sessionStop(p)
+            case .sessions: return try sessionList(p)
+            case .sessionShow: return try sessionShow(p)
+            case .report: return try report(p)
+            case .people: return try peopleList()
+            case .personSet: return try personSet(params)
+            case .personRemove: return try personRemove(params)
+            case .personAssign: return try personAssign(params)
+            case .personUnassign: return try personUnassign(params)
             case .status, .export, .watch, .subscribe, .allow, .forget, .nearby: throw ControlMethod.unknown(method.rawValue)
             }
         }

@@ -3,7 +3,7 @@ import HealthModel
 /// The JSON text of the store's small JSON columns (metadata, device), written directly: Foundation's
 /// `JSONEncoder` cost more than the rest of a checkpoint (measured: a third of the store's CPU while streaming).
 /// The same fields as the synthesized `Codable` output (nil fields left out, keys sorted), read back with
-/// `JSONDecoder`.
+/// `JSONDecoder` — metadata written here (no escapes) read back by `flatStrings` instead.
 enum JSONText {
     /// `{"key":value,…}` from already-encoded values, keys in ascending order.
     static func object(_ members: [(key: String, json: String)]) -> String {
@@ -57,5 +57,41 @@ enum JSONText {
             }
         }
         return out + "\""
+    }
+
+    /// The object `metadata` writes when no key or value needed an escape — `{"key":"value",…}`, nothing between the
+    /// tokens — read without `JSONDecoder`, which cost a quarter of a year's listing (`heartctl series --all`);
+    /// nil for any other text (escapes, whitespace, other values, a repeated key): the caller decodes that in full.
+    static func flatStrings(_ text: String) -> [String: String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String: String]? in
+            let n = bytes.count
+            guard n >= 2, bytes[0] == UInt8(ascii: "{"), bytes[n - 1] == UInt8(ascii: "}") else { return nil }
+            var result: [String: String] = [:]
+            if n == 2 { return result }
+            var i = 1
+            // A string without escapes or control characters at `i`, and `i` after its closing quote.
+            func string() -> String? {
+                guard i < n, bytes[i] == UInt8(ascii: "\"") else { return nil }
+                var j = i + 1
+                while j < n, bytes[j] != UInt8(ascii: "\"") {
+                    if bytes[j] == UInt8(ascii: "\\") || bytes[j] < 0x20 { return nil }
+                    j += 1
+                }
+                guard j < n else { return nil }
+                defer { i = j + 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self)
+            }
+            while true {
+                guard let key = string(), i < n, bytes[i] == UInt8(ascii: ":") else { return nil }
+                i += 1
+                guard let value = string(), result.updateValue(value, forKey: key) == nil, i < n else { return nil }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                } else {
+                    return bytes[i] == UInt8(ascii: "}") && i == n - 1 ? result : nil
+                }
+            }
+        }
     }
 }

@@ -25,6 +25,7 @@ enum StoreCoding {
 
     static func metadata(_ json: String?) throws(StoreError) -> Metadata {
         guard let json, !json.isEmpty else { return [:] }
+        if let flat = JSONText.flatStrings(json) { return flat }
         do {
             return try JSONDecoder().decode(Metadata.self, from: Data(json.utf8))
         } catch {

@@ -26,6 +26,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
     var latencySeconds: Double?
     @Option(help: "Also write the markdown report to this file.") var output: String?
     @Flag(help: "Keep the files (their directory is printed).") var keepFiles = false
+    @Option(help: "Read this store (the heart.db of a run with --keep-files and the same --days/--hours) instead of writing and importing the recording; leaves out the naive baseline.")
+    var store: String?
 
     static let memoryTarget: Int64 = 64 << 20
 
@@ -43,19 +45,27 @@ struct ScaleBenchmark: AsyncParsableCommand {
         var overBound: [String] = []  // reads whose peak memory broke `memoryTarget`
         progress("heartbench scale: \(span) of real RR; files in \(workspace.directory)")
         let file = workspace.path("real-rr.jsonl")
-        let fileBytes = hours == nil ? try RealRRRecording.write(days: days, to: file)
-            : try RealRRRecording.write(days: 1, to: file, secondsPerDay: seconds)
-        let store = workspace.path("heart.db")
-        let imported = try ReplayBenchmark.timed(heartd, ["replay", "--db", store, file])
+        let store: String
+        var imported: (timing: ReplayBenchmark.Timing, output: String)?
+        var fileBytes: Int64 = 0
+        if let reused = self.store {
+            guard FileManager.default.fileExists(atPath: reused) else { throw ValidationError("--store: no file at \(reused)") }
+            store = reused
+        } else {
+            fileBytes = hours == nil ? try RealRRRecording.write(days: days, to: file)
+                : try RealRRRecording.write(days: 1, to: file, secondsPerDay: seconds)
+            store = workspace.path("heart.db")
+            imported = try ReplayBenchmark.timed(heartd, ["replay", "--db", store, file])
+        }
         let storeBytes = Self.bytes(store, ["", "-wal", "-open"])
         var naiveStore: String?
         var naiveImport: ReplayBenchmark.Timing?
-        if !noNaive {
+        if !noNaive, self.store == nil {
             let path = workspace.path("naive.sqlite")
             naiveImport = try ReplayBenchmark.timed("/usr/bin/env", ["python3", ReplayBenchmark.naiveScript(), file, path]).timing
             naiveStore = path
         }
-        table.add("Import \(span) (`heartd replay`), wall", heartd: Fmt.s(imported.timing.wall),
+        table.add("Import \(span) (`heartd replay`), wall", heartd: imported.map { Fmt.s($0.timing.wall) } ?? "— (--store \(store))",
                   baseline: naiveImport.map { "naive importer \(Fmt.s($0.wall))" } ?? "—")
         table.add("Store size", heartd: Fmt.bytes(storeBytes),
                   baseline: naiveStore.map { Fmt.bytes(Self.bytes($0, [""])) } ?? "—")
@@ -98,7 +108,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
                                    to: ScaleRead.iso(to)).measure(scale: scale, into: &table, overBound: &overBound)
         }
         table.note("Data: \(span) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
-            + "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \(imported.output).")
+            + (imported.map { "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \($0.output)." }
+                ?? "the store of an earlier run (--store \(store))."))
         table.note("Peak memory: `heartctl` — the child's VmHWM (ru_maxrss from wait4); daemon — its VmHWM over the request "
             + "(reset with clear_refs 5 before it), then its VmRSS after. Year figures scale the wall time linearly.")
         if !noCentral {

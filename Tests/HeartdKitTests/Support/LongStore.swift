@@ -4,7 +4,8 @@ import HeartStore
 
 /// A store file of `days` days of one strap, written a day at a time: per hour one heartbeat series (~4 500 beats,
 /// RR 740–880 ms) and one heart-rate series of 1 Hz points, both starting on the hour (equal starts: the listing's
-/// tie-break is exercised). A day is ~108 000 beats and 86 400 points, as a strap's.
+/// tie-break is exercised). A day is ~108 000 beats and 86 400 points, as a strap's; with `hoursPerDay` only the
+/// first hours of each day have data (a short store for reads whose cost grows with the beats, such as HRV analysis).
 enum LongStore {
     static let t0 = Date(timeIntervalSince1970: 1_789_948_800) // a midnight UTC
     static let address = "A0:9E:1A:00:00:01"
@@ -12,13 +13,13 @@ enum LongStore {
 
     static func rr(_ i: Int) -> Double { 800 + 60 * sin(Double(i) / 3) + Double(i % 7) * 3 }
 
-    static func write(_ path: String, days: Int) throws {
+    static func write(_ path: String, days: Int, hoursPerDay: Int = 24) throws {
         let db = try HeartDatabase(path: path)
         defer { try? db.close() }
         var i = 0
         for day in 0..<days {
             var samples: [Sample] = []
-            for hour in 0..<24 {
+            for hour in 0..<min(max(hoursPerDay, 1), 24) {
                 let start = t0.addingTimeInterval(Double(day * 86_400 + hour * 3600))
                 var beats: [Beat] = []
                 var offset = 0.0
