@@ -2,13 +2,14 @@
 /// nested at most `maxDepth` deep — checked in one pass without building anything, and read in place: where each
 /// value starts and ends, an object's member by name, an array's elements. `JSONValueDecoder.decode(_:text:)`
 /// decodes from it. A text it declines (not JSON, or JSON of another form) is read by `JSONValueParser` instead, so
-/// what this accepts must be exactly what that parser accepts, to the same value.
-struct JSONPlainText {
+/// what this accepts must be exactly what that parser accepts, to the same value. A typed reader that must be quicker
+/// than `Decodable` reads its fields through `value` (`WatchMessage(line:)` does for the hottest events).
+public struct JSONPlainText: Sendable {
     static let maxDepth = 64
     let bytes: [UInt8]
 
     /// `bytes` when they are one plain JSON value (with spaces around it); nil otherwise.
-    init?(_ bytes: [UInt8]) {
+    public init?(_ bytes: [UInt8]) {
         self.bytes = bytes
         var at = 0
         guard check(&at, depth: 0) else { return nil }
