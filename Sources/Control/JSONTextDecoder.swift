@@ -3,8 +3,8 @@ import Foundation
 extension JSONValueDecoder {
     /// What `decode(type, from: JSONValue(parsing: bytes))` gives — the same value, or the same error — read
     /// straight from the text when it is of the plain form heartd writes (`JSONPlainText`): no `JSONValue` tree is
-    /// built, only the members `type` asks for are read. Every `watch` line a live service follows is decoded this
-    /// way. Any other text, and any text `type` cannot be decoded from, goes through the tree, whose error is thrown.
+    /// built, only the members `type` asks for are read. A live service's `watch` lines are decoded this way
+    /// (`WatchMessage(line:)`; heart rate and beats read in place, `JSONPlainValue`). Any other text, and any text `type` cannot be decoded from, goes through the tree, whose error is thrown.
     public func decode<T: Decodable>(_ type: T.Type, text bytes: [UInt8]) throws -> T {
         if let plain = JSONPlainText(bytes),
            let value = try? JSONTextTreeDecoder(text: plain, at: plain.root, codingPath: [], options: self).decodeValue(type) {
