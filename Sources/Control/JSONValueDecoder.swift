@@ -1,7 +1,7 @@
 import Foundation
 
 /// Decodes a `Decodable` straight from a `JSONValue`: what `JSONDecoder` gave for the value's JSON text, without
-/// writing the text. Every `watch` event a live service follows is decoded this way.
+/// writing the text; `decode(_:text:)` reads plain JSON text the same way without the tree.
 ///
 /// `JSONDecoder`'s conventions hold: a number decodes as any numeric type that holds it exactly, a missing member is
 /// `keyNotFound` (or `nil` through `decodeIfPresent`), `URL` comes from a string and `Data` from base64; a `Date` is

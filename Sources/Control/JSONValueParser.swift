@@ -101,9 +101,17 @@ struct JSONValueParser {
             guard at < bytes.count, Self.isDigit(bytes[at]) else { throw error("a digit must follow the exponent") }
             while at < bytes.count, Self.isDigit(bytes[at]) { at += 1 }
         }
-        let text = String(decoding: bytes[start..<at], as: UTF8.self)
+        guard let value = Self.number(bytes[start..<at], integral: integral) else {
+            throw JSONParseError(offset: start, reason: "number out of range")
+        }
+        return value
+    }
+
+    /// A number's value from its checked text: `.int` when it is whole and fits, else `.double`; nil when out of range.
+    static func number(_ text: ArraySlice<UInt8>, integral: Bool) -> JSONValue? {
+        let text = String(decoding: text, as: UTF8.self)
         if integral, let int = Int(text) { return .int(int) }
-        guard let double = Double(text), double.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
+        guard let double = Double(text), double.isFinite else { return nil }
         if let int = Int(exactly: double) { return .int(int) }
         return .double(double)
     }

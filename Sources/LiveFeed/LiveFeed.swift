@@ -16,6 +16,7 @@ public final class LiveFeed: Service, Sendable {
     private let logger: Logger
     private let state: Mutex<LiveState>
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
+    private let unreadable = Atomic<Int>(0)
 
     /// A stream's continuation (`updates`) or a handler called in place (`observe`).
     private enum Subscriber {
@@ -28,6 +29,10 @@ public final class LiveFeed: Service, Sendable {
         self.logger = logger
         state = Mutex(LiveState(settings: settings))
     }
+
+    /// `watch` lines heartd sent that this client could not read (not an event, or fields of another shape):
+    /// each was skipped and logged.
+    public var unreadableEventCount: Int { unreadable.load(ordering: .relaxed) }
 
     /// The live picture now.
     public func snapshot() -> LiveSnapshot { state.withLock { $0.snapshot } }
@@ -157,6 +162,7 @@ public final class LiveFeed: Service, Sendable {
             guard let message = try WatchMessage(line: line) else { return }
             publish { $0.apply(message, now: Date()) }
         } catch {
+            unreadable.add(1, ordering: .relaxed)
             logger.warning("heartd sent an event this client cannot read; skipped",
                            metadata: ["line": "\(String(decoding: line.prefix(200), as: UTF8.self))", "error": "\(error)"])
         }

@@ -77,7 +77,10 @@ public final class WebSocketSink: LiveSink {
     public func send(_ frames: [ByteBuffer]) -> LiveSinkResult {
         guard !frames.isEmpty else { return .queued }
         let count = frames.count
-        guard waiting.add(count, ordering: .relaxed).newValue <= limit else { return .behind }
+        guard waiting.add(count, ordering: .relaxed).newValue <= limit else {
+            waiting.subtract(count, ordering: .relaxed)  // not queued
+            return .behind
+        }
         let channel = channel
         channel.eventLoop.execute { [self] in
             let written = channel.eventLoop.makePromise(of: Void.self)

@@ -39,8 +39,10 @@ final class FakeHeartd: ControlHandler {
 
     var watcherCount: Int { watchers.withLock { $0.count } }
 
-    func send(_ message: WatchMessage) {
-        let event = message.controlEvent
+    func send(_ message: WatchMessage) { send(message.controlEvent) }
+
+    /// Any event, as a daemon of another shape might send it.
+    func send(_ event: ControlEvent) {
         for c in watchers.withLock({ $0 }) { c.yield(event) }
     }
 

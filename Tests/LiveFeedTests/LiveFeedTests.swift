@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import HealthModel
 import HeartQueries
@@ -62,6 +63,26 @@ import Testing
         try heartd.start()
         #expect(await eventually { feed.snapshot().daemonReachable && heartd.watcherCount == 1 })
         #expect(feed.snapshot().devices.first?.state == .streaming)
+    }
+
+    /// A line heartd should never send (a heart rate that is a word, a beat time that is a number) is skipped and
+    /// counted; the events after it still apply.
+    @Test func anUnreadableEventIsCountedAndSkipped() async throws {
+        let dir = NSTemporaryDirectory() + "feed-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let heartd = try FakeHeartd(path: dir + "/control.sock")
+        let feed = LiveFeed(settings: settings(heartd.path), logger: Logger(label: "feed") { _ in SwiftLogNoOpLogHandler() })
+        let running = Task { try await feed.run() }
+        defer {
+            running.cancel()
+            heartd.stop()
+        }
+        #expect(await eventually { feed.snapshot().daemonReachable && heartd.watcherCount == 1 })
+        heartd.send(ControlEvent(WatchEvent.heartRate.rawValue, fields: ["device": .string(address), "bpm": "fast"]))
+        heartd.send(ControlEvent(WatchEvent.beats.rawValue, fields: ["device": .string(address), "beats": [["time": 1]]]))
+        heartd.send(.heartRate(.init(device: address, at: Date(), bpm: 77)))
+        #expect(await eventually { feed.snapshot().devices.first?.bpm == 77 })
+        #expect(feed.unreadableEventCount == 2)
     }
 
     @Test func aSubscriberThatDoesNotReadLosesOnlyItsOldestUpdates() async throws {

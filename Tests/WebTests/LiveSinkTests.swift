@@ -108,6 +108,72 @@ import Web
         #expect(await eventually { fixture.fanout.droppedCount == 1 && fixture.fanout.clientCount == 1 })
         #expect(await eventually { !stuck.isActive })
     }
+
+    /// The path browsers take (frames written as bytes by `RawFrameWriter`, below a real frame encoder): a browser
+    /// whose socket takes nothing more holds at most `limit` messages' bytes in heartd-web, then is dropped and
+    /// counted, its held writes released; a browser that reads gets every update.
+    @Test func aStuckBrowserBehindTheFrameEncoderCostsBoundedBytesThenIsDropped() async throws {
+        let fixture = WebFixture(clientBuffer: 16, window: .zero)
+        let run = Task { try await fixture.fanout.run() }
+        defer { run.cancel() }
+        #expect(await eventually { fixture.source.subscribers == 1 })
+        let stuck = NIOAsyncTestingChannel(), reader = NIOAsyncTestingChannel()
+        let held = HeldBytes()
+        try await stuck.pipeline.addHandler(held)  // a browser that stopped reading: its socket takes nothing
+        try await stuck.testingEventLoop.executeInContext { try stuck.pipeline.syncOperations.addHandler(WebSocketFrameEncoder()) }
+        try await stuck.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        let sink = WebSocketSink(channel: stuck, limit: 16)
+        _ = try #require(fixture.fanout.subscribe(sink: sink))
+        _ = try #require(fixture.fanout.subscribe(sink: WebSocketSink(channel: reader, limit: 16)))
+        _ = try await reader.waitForOutboundWrite(as: WebSocketFrame.self)
+        var mostWaiting = 0
+        for bpm in 60..<100 {
+            fixture.source.send(.device(WebFixture.device("AA:00:00:00:00:01", bpm: bpm)))
+            let frame = try await reader.waitForOutboundWrite(as: WebSocketFrame.self)
+            #expect(String(buffer: frame.data).contains("\"bpm\":\(bpm)"))
+            mostWaiting = max(mostWaiting, sink.waitingCount)
+        }
+        #expect(await eventually { fixture.fanout.droppedCount == 1 && fixture.fanout.clientCount == 1 })
+        #expect(await eventually { !stuck.isActive })
+        let writes = held.writes
+        // Every write reached the socket as whole text frames in one buffer (RawFrameWriter's), the snapshot and
+        // then one message each, never more than the bound.
+        #expect(!writes.isEmpty && writes.allSatisfy { buffer in
+            let frames = Self.textFrames(buffer)
+            return !frames.isEmpty && frames.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") }
+        })
+        let messages = writes.map { Self.textFrames($0).count }.reduce(0, +)
+        #expect(mostWaiting <= 16 && messages <= 16 && messages >= 2)
+        #expect(await eventually { held.pending == 0 && sink.waitingCount == 0 })  // released when dropped
+    }
+}
+
+/// Holds every write (bytes, below the frame encoder) unfinished, as a socket whose peer reads nothing does once
+/// its buffer is full; closing fails them.
+final class HeldBytes: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private let lock = NSLock()
+    private var held: [(ByteBuffer, EventLoopPromise<Void>?)] = []
+    private var failed = 0
+
+    var writes: [ByteBuffer] { lock.withLock { held.map(\.0) } }
+    var pending: Int { lock.withLock { held.count - failed } }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let bytes = unwrapOutboundIn(data)
+        lock.withLock { held.append((bytes, promise)) }
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        let promises = lock.withLock { () -> [EventLoopPromise<Void>?] in
+            defer { failed = held.count }
+            return held.dropFirst(failed).map(\.1)
+        }
+        for promise in promises { promise?.fail(ChannelError.ioOnClosedChannel) }
+        context.close(mode: mode, promise: promise)
+    }
 }
 
 /// Counts flushes on their way out.

@@ -21,6 +21,12 @@ public enum JSONBridge {
         try decoder.decode(type, from: value)
     }
 
+    /// The typed value of a result's JSON text (`JSONValueDecoder.decode(_:text:)`): what `decode(_:from:)` of its
+    /// parsed value gives, without the tree for heartd's plain lines.
+    public static func decode<T: Decodable>(_ type: T.Type, text: [UInt8]) throws -> T {
+        try decoder.decode(type, text: text)
+    }
+
     private static let decoder = JSONValueDecoder(date: { value, codingPath in
         guard case .string(let text) = value else {
             throw DecodingError.typeMismatch(Date.self, .init(codingPath: codingPath, debugDescription: "a date must be a string"))

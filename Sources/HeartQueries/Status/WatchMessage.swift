@@ -96,12 +96,29 @@ public enum WatchMessage: Sendable, Hashable {
         guard let name = WatchEvent(rawValue: event.name) else {
             throw WatchMessageError(.unknownEvent, "unknown watch event '\(event.name)'")
         }
-        let fields = JSONValue.object(event.fields)
+        try self.init(name, fields: WatchFields.tree(.object(event.fields)), event: event.name)
+    }
+
+    /// Where an event's fields are decoded from: its parsed tree, or its line's text (`init(line:)`).
+    enum WatchFields {
+        case tree(JSONValue)
+        case text([UInt8])
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            switch self {
+            case .tree(let value): try JSONBridge.decode(type, from: value)
+            case .text(let bytes): try JSONBridge.decode(type, text: bytes)
+            }
+        }
+    }
+
+    /// The event `name` with its payload decoded from `fields`; a mismatch is `.malformed`, naming `event`.
+    init(_ name: WatchEvent, fields: WatchFields, event: String) throws(WatchMessageError) {
         func decode<T: Decodable>(_ type: T.Type) throws(WatchMessageError) -> T {
             do {
-                return try JSONBridge.decode(type, from: fields)
+                return try fields.decode(type)
             } catch {
-                throw WatchMessageError(.malformed, "watch event '\(event.name)': \(error)")
+                throw WatchMessageError(.malformed, "watch event '\(event)': \(error)")
             }
         }
         switch name {
