@@ -25,6 +25,8 @@ struct BeatTimeline: Sendable {
     private var held: [HeldNotification] = []
     /// An RR value was dropped as implausible since the last emitted beat: the chain lost real time there.
     private var droppedSinceEmit = false
+    /// Beats emitted undecided after a suspect slot, which a later check may still decide (`LateStretch`).
+    private(set) var lateStretch: LateStretch?
 
     /// Notifications held back at most: the one after a suspect slot and the next two, so the fourth decides at
     /// the latest (docs/INGEST.md, "Holding back").
@@ -42,11 +44,16 @@ struct BeatTimeline: Sendable {
     /// reason given since the last emitted beat is kept.
     mutating func breakChain(_ reason: GapReason) {
         position = nil
+        lateStretch = nil
         if pendingGap == nil { pendingGap = reason }
     }
 
+    /// Something since the stretch may have lost beats too, or the series it is in finished: no late decision.
+    mutating func closeLateStretch() { lateStretch = nil }
+
     /// Forgets the origin (nothing open refers to it any more); the pending gap reason stays.
     mutating func restart() {
+        lateStretch = nil
         origin = nil
         position = nil
         lastEmitted = nil
@@ -79,6 +86,10 @@ struct BeatTimeline: Sendable {
                          heldPreviousSends: [Double?] = [], settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
         result.beats.reserveCapacity(rr.count + 1)  // an implied predecessor and the RR values' beats
+        if var stretch = lateStretch {
+            stretch.notifications += 1
+            lateStretch = stretch.notifications > LateStretch.span ? nil : stretch
+        }
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
         guard remaining > 0 else {
@@ -105,6 +116,11 @@ struct BeatTimeline: Sendable {
                 keepsHolding = true
             } else {
                 decided = true
+                // A full hold that passed: a later check may still decide it (`LateStretch`).
+                let full = held.count >= Self.maxHeld && slot != nil && bounds?.holdsBack != true
+                if full, let first = held.first, let beat = held.lazy.flatMap(\.beats).first {
+                    lateStretch = LateStretch(firstTicks: beat.ticks, reason: first.suspect ?? .chainBehind)
+                }
                 result.beats = releaseHeld()
             }
         }
@@ -114,6 +130,15 @@ struct BeatTimeline: Sendable {
             decided = true
             if let suspect = bounds.suspect {
                 breakChain(suspect)
+            } else if let stretch = lateStretch, !bounds.mayHaveLost, let position, let now = ticks(at: arrival),
+                      now - remaining > position {
+                // Behind since the stretch's suspect slot: the stored stretch moves, this notification follows it.
+                result.correction = LateCorrection(firstTicks: stretch.firstTicks, shift: now - remaining - position,
+                                                   reason: stretch.reason)
+                self.position = now - remaining
+                lastEmitted = lastEmitted.map { $0 + now - remaining - position }
+                lateStretch = nil
+                result.anchored = true
             } else {
                 // Nothing since the previous notification could have lost a beat, so the beat before this one is
                 // the last one emitted, placed too early by a loss that went unseen: move the chain, flag the
@@ -223,6 +248,7 @@ struct BeatTimeline: Sendable {
         } else {
             position = (ticks(at: time) ?? 0) - remaining
         }
+        lateStretch = nil
         result.anchored = true
         guard emitImplied else { return }
         let minimum = Int((settings.rrMinMs * Self.ticksPerSecond / 1000).rounded(.up))
