@@ -90,5 +90,7 @@ import Testing
         let tally = await FirstSecondsMatrix.clean(jitter: jitter, seeds: 0..<8)
         #expect(tally.gapsByRule == ["connection": 16], "\(tally.gapsByRule)")
         #expect(tally.falsePositives == 0 && tally.missed == 0 && tally.inexact == 0)
+        #expect(tally.stored.falsePositives == 0 && tally.stored.missed == 0 && tally.stored.inexact == 0,
+                "no late decision where nothing was lost: \(tally.stored)")
     }
 }
