@@ -59,24 +59,6 @@ struct BeatTimeline: Sendable {
         lastEmitted = nil
     }
 
-    var isAnchored: Bool { position != nil }
-
-    /// Monotonic seconds of the chain's last beat, if anchored.
-    var positionSeconds: Double? {
-        guard let origin, let position else { return nil }
-        return origin + Double(position) / Self.ticksPerSecond
-    }
-
-    /// Monotonic seconds of a tick.
-    func seconds(ofTicks ticks: Int) -> Double? {
-        origin.map { $0 + Double(ticks) / Self.ticksPerSecond }
-    }
-
-    static func isPlausible(_ rr: UInt16, settings: IngestSettings) -> Bool {
-        let ms = Double(rr) * 1000 / ticksPerSecond
-        return rr != 0 && ms >= settings.rrMinMs && ms <= settings.rrMaxMs
-    }
-
     /// Adds the beats of one notification's RR values (1/1024 s, oldest first) that arrived at `arrival`
     /// (monotonic seconds, never earlier than the previous arrival), checked against `bounds` when known. `slot`
     /// is its slot on the model's grid (nil while unlocked: nothing held can be decided any more); the
@@ -227,11 +209,6 @@ struct BeatTimeline: Sendable {
         guard let position, let first = zip(rr, plausible).first(where: { $0.1 })?.0,
               let firstSeconds = seconds(ofTicks: position + Int(first)) else { return false }
         return firstSeconds <= bounds.previousSend - settings.sendTimeTolerance
-    }
-
-    private func ticks(at seconds: Double) -> Int? {
-        guard let origin else { return nil }
-        return Int(((seconds - origin) * Self.ticksPerSecond).rounded())
     }
 
     /// Anchors the chain so that `remaining` ticks of RR end at `time`, and emits the implied predecessor there
