@@ -25,6 +25,8 @@ struct BeatTimeline: Sendable {
     private var held: [HeldNotification] = []
     /// An RR value was dropped as implausible since the last emitted beat: the chain lost real time there.
     private var droppedSinceEmit = false
+    /// Beats emitted undecided after a suspect slot, which a later check may still decide (`LateStretch`).
+    private(set) var lateStretch: LateStretch?
 
     /// Notifications held back at most: the one after a suspect slot and the next two, so the fourth decides at
     /// the latest (docs/INGEST.md, "Holding back").
@@ -42,32 +44,19 @@ struct BeatTimeline: Sendable {
     /// reason given since the last emitted beat is kept.
     mutating func breakChain(_ reason: GapReason) {
         position = nil
+        lateStretch = nil
         if pendingGap == nil { pendingGap = reason }
     }
 
+    /// Something since the stretch may have lost beats too, or the series it is in finished: no late decision.
+    mutating func closeLateStretch() { lateStretch = nil }
+
     /// Forgets the origin (nothing open refers to it any more); the pending gap reason stays.
     mutating func restart() {
+        lateStretch = nil
         origin = nil
         position = nil
         lastEmitted = nil
-    }
-
-    var isAnchored: Bool { position != nil }
-
-    /// Monotonic seconds of the chain's last beat, if anchored.
-    var positionSeconds: Double? {
-        guard let origin, let position else { return nil }
-        return origin + Double(position) / Self.ticksPerSecond
-    }
-
-    /// Monotonic seconds of a tick.
-    func seconds(ofTicks ticks: Int) -> Double? {
-        origin.map { $0 + Double(ticks) / Self.ticksPerSecond }
-    }
-
-    static func isPlausible(_ rr: UInt16, settings: IngestSettings) -> Bool {
-        let ms = Double(rr) * 1000 / ticksPerSecond
-        return rr != 0 && ms >= settings.rrMinMs && ms <= settings.rrMaxMs
     }
 
     /// Adds the beats of one notification's RR values (1/1024 s, oldest first) that arrived at `arrival`
@@ -79,6 +68,10 @@ struct BeatTimeline: Sendable {
                          heldPreviousSends: [Double?] = [], settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
         result.beats.reserveCapacity(rr.count + 1)  // an implied predecessor and the RR values' beats
+        if var stretch = lateStretch {
+            stretch.notifications += 1
+            lateStretch = stretch.notifications > LateStretch.span ? nil : stretch
+        }
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
         guard remaining > 0 else {
@@ -105,6 +98,11 @@ struct BeatTimeline: Sendable {
                 keepsHolding = true
             } else {
                 decided = true
+                // A full hold that passed: a later check may still decide it (`LateStretch`).
+                let full = held.count >= Self.maxHeld && slot != nil && bounds?.holdsBack != true
+                if full, let first = held.first, let beat = held.lazy.flatMap(\.beats).first {
+                    lateStretch = LateStretch(firstTicks: beat.ticks, reason: first.suspect ?? .chainBehind)
+                }
                 result.beats = releaseHeld()
             }
         }
@@ -114,6 +112,15 @@ struct BeatTimeline: Sendable {
             decided = true
             if let suspect = bounds.suspect {
                 breakChain(suspect)
+            } else if let stretch = lateStretch, !bounds.mayHaveLost, let position, let now = ticks(at: arrival),
+                      now - remaining > position {
+                // Behind since the stretch's suspect slot: the stored stretch moves, this notification follows it.
+                result.correction = LateCorrection(firstTicks: stretch.firstTicks, shift: now - remaining - position,
+                                                   reason: stretch.reason)
+                self.position = now - remaining
+                lastEmitted = lastEmitted.map { $0 + now - remaining - position }
+                lateStretch = nil
+                result.anchored = true
             } else {
                 // Nothing since the previous notification could have lost a beat, so the beat before this one is
                 // the last one emitted, placed too early by a loss that went unseen: move the chain, flag the
@@ -204,11 +211,6 @@ struct BeatTimeline: Sendable {
         return firstSeconds <= bounds.previousSend - settings.sendTimeTolerance
     }
 
-    private func ticks(at seconds: Double) -> Int? {
-        guard let origin else { return nil }
-        return Int(((seconds - origin) * Self.ticksPerSecond).rounded())
-    }
-
     /// Anchors the chain so that `remaining` ticks of RR end at `time`, and emits the implied predecessor there
     /// (`emitImplied`), unless it is the last beat emitted: with no RR dropped since that beat, two beats closer
     /// than `rrMinMs` are one beat placed twice (the arrival the anchor comes from carries jitter; the chain's
@@ -223,6 +225,7 @@ struct BeatTimeline: Sendable {
         } else {
             position = (ticks(at: time) ?? 0) - remaining
         }
+        lateStretch = nil
         result.anchored = true
         guard emitImplied else { return }
         let minimum = Int((settings.rrMinMs * Self.ticksPerSecond / 1000).rounded(.up))

@@ -112,6 +112,7 @@ extension DeviceSession {
            model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
             breakChain(model.certainLossReason, at: now, effects: &effects)
         }
+        if model.maySuspect { timeline.closeLateStretch() }
         let heldSends = settings.quietLossDetection
             ? timeline.heldSlots.map { slot in
                 slot.flatMap { model.previousSend(before: $0, afterSuspect: timeline.heldAfterSuspect) }
@@ -120,16 +121,30 @@ extension DeviceSession {
                                      slot: settings.quietLossDetection ? model.slot : nil, heldPreviousSends: heldSends,
                                      settings: settings)
         if result.anchored { model.forgetOffset() }
+        var beats = result.beats
+        if let correction = result.correction {
+            // Decided late: the stored stretch is corrected; live watchers got it already, so they see this
+            // notification's first beat flagged (the interval to their last beat is not the RR).
+            if series.correctBeats(fromTicks: correction.firstTicks, shift: correction.shift) {
+                counters.gapsByRule[correction.reason.rawValue, default: 0] += 1
+                logger.debug("loss decided late; stored beats corrected", metadata: ["shift": "\(correction.shift)"])
+            } else if !beats.isEmpty {
+                beats[0].gap = .chainBehind
+            }
+        }
         if let end = timeline.positionSeconds { model.chainEnded(at: end) }
         counters.droppedRR += result.implausible
         counters.droppedBeatsOutOfOrder += result.overlapping
         if result.implausible > 0 {
             logger.debug("implausible RR dropped", metadata: ["count": "\(result.implausible)"])
         }
-        store(result.beats, at: now, effects: &effects)
+        store(beats, at: now, liveGapFirst: result.correction != nil, effects: &effects)
     }
 
-    private mutating func store(_ beats: [TimelineBeat], at now: Double, effects: inout SessionEffects) {
+    /// Adds beats to the open series and reports them live; `liveGapFirst`: the first is reported flagged to live
+    /// watchers though not stored so (a late decision moved the beats before it in the store only).
+    private mutating func store(_ beats: [TimelineBeat], at now: Double, liveGapFirst: Bool = false,
+                                effects: inout SessionEffects) {
         var live: [LiveBeat] = []
         live.reserveCapacity(beats.count)
         for beat in beats {
@@ -142,7 +157,7 @@ extension DeviceSession {
             guard added else { continue }
             counters.beats += 1
             if let gap = beat.gap { counters.gapsByRule[gap.rawValue, default: 0] += 1 }
-            live.append(LiveBeat(time: clock.date(seconds), precededByGap: beat.gap != nil))
+            live.append(LiveBeat(time: clock.date(seconds), precededByGap: beat.gap != nil || liveGapFirst && live.isEmpty))
         }
         if !live.isEmpty { effects.live.append(.beats(address: address, beats: live)) }
     }

@@ -91,7 +91,7 @@ struct DeviceSession: Sendable {
         if !series.isEmpty { finish(.disconnect, at: time.effective(at), effects: &effects) }
         connected = true
         timeline = BeatTimeline()
-        model.reset()
+        model.reconnect()
         energy.reset()
         time = EffectiveClock()
         clock = ClockMap(at)

@@ -2,35 +2,6 @@ import Foundation
 import HealthModel
 import SourceEvents
 
-/// Maps the session's monotonic seconds to wall-clock dates: fixed while series are open, so dates inside a
-/// series keep the monotonic spacing even if the wall clock is changed.
-struct ClockMap: Sendable {
-    var wall0: Date
-    var mono0: Double
-
-    init(_ timestamp: Timestamp) {
-        wall0 = timestamp.wall
-        mono0 = timestamp.monotonic
-    }
-
-    init(wall0: Date, mono0: Double) {
-        self.wall0 = wall0
-        self.mono0 = mono0
-    }
-
-    func date(_ monotonic: Double) -> Date { wall0.addingTimeInterval(monotonic - mono0) }
-}
-
-/// What a series set needs to know to create builders.
-struct SeriesContext: Sendable {
-    var clock: ClockMap
-    var device: DeviceInfo
-    /// Metadata every sample of the device carries (serial number, body sensor location).
-    var metadata: Metadata
-    var settings: IngestSettings
-    var makeUUID: @Sendable () -> UUID
-}
-
 /// The series one device is currently building: heartbeats, heart rate and active energy. They are finished
 /// together (a "set") on rotation. Builders are created lazily at their first value, so an open builder is
 /// never empty and its UUID is stable from the first checkpoint to the finished sample.
@@ -50,6 +21,8 @@ struct OpenSeriesSet: Sendable {
     private(set) var openedAt: Double?
     /// What the last checkpoint handed over of each series (nil: nothing yet, the next checkpoint sends it whole).
     private var handedBeats: Int?
+    /// The first beat a late decision rewrote since the last checkpoint (`correctBeats`).
+    private var rewrittenBeatsFrom: Int?
     private var handedHeartRate: HandedPoints?
     private var handedEnergy: HandedPoints?
 
@@ -197,22 +170,47 @@ extension OpenSeriesSet {
     /// The next checkpoint sends every series whole (a failed write, new metadata or device).
     mutating func resendWhole() {
         handedBeats = nil
+        rewrittenBeatsFrom = nil
         handedHeartRate = nil
         handedEnergy = nil
     }
 
-    /// Beats only append. (The builders are read in place, not copied: a copy retains its device and metadata.)
+    /// Beats append; a late decision rewrites the tail from the beat it flagged (`correctBeats`). (The builders
+    /// are read in place, not copied: a copy retains its device and metadata.)
     private mutating func heartbeatCheckpoint() -> SeriesCheckpoint? {
         guard let count = heartbeats?.count, let last = heartbeats?.lastOffset, let start = heartbeats?.start,
               let uuid = heartbeats?.uuid else { return nil }
-        defer { handedBeats = count }
+        defer { (handedBeats, rewrittenBeatsFrom) = (count, nil) }
         guard let handed = handedBeats else {
             var copy = heartbeats
             return copy?.finish().map { .full(.heartbeatSeries($0)) }
         }
-        guard count > handed, let beats = heartbeats?.beats[handed...] else { return nil }
-        return .appended(SeriesAppend(uuid: uuid, after: handed, keeping: handed, items: .beats(Array(beats)),
+        let keep = min(handed, rewrittenBeatsFrom ?? handed)
+        guard count > keep, let beats = heartbeats?.beats[keep...] else { return nil }
+        return .appended(SeriesAppend(uuid: uuid, after: handed, keeping: keep, items: .beats(Array(beats)),
                                       end: start.addingTimeInterval(last)))
+    }
+
+    /// A late decision (`LateCorrection`): the beat at timeline `fromTicks` and every later one move later by
+    /// `shift` ticks, and that beat is flagged. False when the open series does not hold it (it rotated since).
+    mutating func correctBeats(fromTicks: Int, shift: Int) -> Bool {
+        guard let old = heartbeats else { return false }
+        let offset = Double(fromTicks - heartbeatBaseTicks) / BeatTimeline.ticksPerSecond
+        guard shift > 0, let index = old.beats.lastIndex(where: { $0.offset == offset }) else { return false }
+        var rebuilt = HeartbeatSeriesBuilder(start: old.start, maximumCount: old.maximumCount, device: old.device,
+                                             metadata: old.metadata, uuid: old.uuid)
+        let moved = Double(shift) / BeatTimeline.ticksPerSecond
+        do {
+            for (k, beat) in old.beats.enumerated() {
+                try rebuilt.addBeat(at: k < index ? beat.offset : beat.offset + moved,
+                                    precededByGap: k == index || beat.precededByGap)
+            }
+        } catch {
+            return false
+        }
+        heartbeats = rebuilt
+        rewrittenBeatsFrom = min(rewrittenBeatsFrom ?? index, index)
+        return true
     }
 
     /// A quantity series with `held` (the heart-rate value still held) as its last point, as `finish` would insert

@@ -61,6 +61,16 @@ struct TimelineModel: Sendable {
 
     mutating func reset() { self = TimelineModel() }
 
+    /// A new connection of the same device: everything starts afresh (the grid, K, the suspects) but what the
+    /// stream showed about its sender. A strap that notified at a cadence before the link dropped still does:
+    /// its firmware did not change, so the grid may decide from the reconnection's first notifications instead of
+    /// waiting for the stream to show its cadence again (docs/INGEST.md, "After a reconnect").
+    mutating func reconnect() {
+        let known = sender
+        self = TimelineModel()
+        sender = known
+    }
+
     /// Every notification's arrival (effective monotonic seconds), decodable or not.
     mutating func arrival(_ time: Double) {
         arrivalTime = time
@@ -118,6 +128,10 @@ struct TimelineModel: Sendable {
         let silent = slot - lastRRSlot - 1
         return silent >= 1 && firstRR < Double(silent) * period - Self.spanTolerance
     }
+
+    /// Whether something since the last notification with RR may have lost beats (a skipped slot, a
+    /// notification without RR), or the grid is unlocked and could not tell.
+    var maySuspect: Bool { slot == nil || suspect != nil || mayHaveLost }
 
     /// The rule a certain loss is flagged with: a skipped slot, else a notification without RR.
     var certainLossReason: GapReason { suspect ?? .missingRR }

@@ -13,4 +13,6 @@ struct TimelineResult: Sendable {
     var overlapping = 0
     /// The chain was (re-)anchored to the arrival: a grid-to-chain offset learnt before is void.
     var anchored = false
+    /// A stretch emitted undecided was decided late: the stored beats move and are flagged (`LateStretch`).
+    var correction: LateCorrection?
 }

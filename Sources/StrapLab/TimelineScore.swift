@@ -30,6 +30,9 @@ public struct TimelineTally: Sendable, Hashable {
     public var falsePositives = 0
     public var missed = 0
     public var gapsByRule: [String: Int] = [:]
+    /// The same counts for the series as stored (finished), where a late decision (docs/INGEST.md, "Late
+    /// decisions") moved beats and flagged the loss at its beat after live watchers got them.
+    public var stored = StoredTally()
     /// The missed and false flags, in the order they were stored (`TimelineCase`).
     public var cases: [TimelineCase] = []
 
@@ -52,6 +55,7 @@ public struct TimelineTally: Sendable, Hashable {
         falsePositives += other.falsePositives
         missed += other.missed
         gapsByRule.merge(other.gapsByRule, uniquingKeysWith: +)
+        stored.add(other.stored)
         cases += other.cases
     }
 }
@@ -71,6 +75,8 @@ public enum TimelineScore {
         // Delivered ranges whose beats were not emitted yet (held back for confirmation, or dropped).
         var pending: [Range<Int>] = []
         var step = 0
+        // Each emitted beat's true beat (nil: invented) and whether it is an implied predecessor, in order.
+        var order: [(beat: Int?, implied: Bool)] = []
         // The emitted beats as the beats of the oldest `k` pending ranges (each range's beats and the beat its first
         // RR starts from), oldest first; the surplus at the front is invented. With fewer emitted than candidates,
         // the candidates left out are implied predecessors (never stored, or dropped as the beat stored before),
@@ -124,8 +130,10 @@ public enum TimelineScore {
             defer { pending.removeFirst(k) }
             tally.invented += best.extra
             tally.beats += best.extra
+            order += repeatElement((beat: Int?.none, implied: false), count: best.extra)
             for (beat, stored) in best.pairs {
                 let isImplied = !covered.contains { $0.contains(beat) }
+                order.append((beat, isImplied))
                 let time = stored.time.timeIntervalSince1970
                 tally.beats += 1
                 if !isImplied { tally.storedRR += 1 }
@@ -171,6 +179,7 @@ public enum TimelineScore {
             if case .heartbeatSeries(let s) = sample { n + s.count } else { n }
         }
         tally.unsaved = abs(saved - tally.beats)
+        tally.stored = StoredTally.score(order: order, saved: sink.contents.saved, rr: recording.rr)
         tally.gapsByRule = status?.counters.gapsByRule ?? [:]
         return tally
     }

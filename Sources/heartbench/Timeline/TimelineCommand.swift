@@ -52,21 +52,22 @@ struct TimelineCommand: AsyncParsableCommand {
         print("notification a second, 15 ms latency + U(0, jitter) with jitter 20/100/200/400 ms, drift ±100 ppm.")
         print("Gap flags scored per stored beat: needed = implied predecessor or beats missing before it.")
         print("")
-        print("| fault class | losses (needed flags) | precision | recall | baseline precision | baseline recall | RR stored / delivered | invented | inexact | flags by rule |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("| fault class | losses (needed flags) | precision | recall | stored P / R | baseline precision | baseline recall | RR stored / delivered | invented | inexact | flags by rule |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         let baseline = IngestSettings(quietLossDetection: false)
         for fault in all {
             let ours = await TimelineScore.score(fault, seeds: 0..<seeds, notifications: notifications)
             let old = await TimelineScore.score(fault, seeds: 0..<seeds, notifications: notifications, settings: baseline)
             let rules = ours.gapsByRule.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print("| \(fault.rawValue) | \(ours.truePositives + ours.missed) | \(f(ours.precision)) | \(f(ours.recall)) "
-                  + "| \(f(old.precision)) | \(f(old.recall)) | \(ours.storedRR) / \(ours.deliveredRR) "
+                  + "| \(f(ours.stored.precision)) / \(f(ours.stored.recall)) | \(f(old.precision)) | \(f(old.recall)) | \(ours.storedRR) / \(ours.deliveredRR) "
                   + "| \(ours.invented) | \(ours.inexact) | \(rules) |")
         }
         print("")
         print("`invented`: stored beats that are no true beat or a true beat twice; `inexact`: unflagged intervals between")
         print("consecutive true beats that differ from the delivered RR by more than 1/100 tick. Baseline: the same runs")
-        print("with `quietLossDetection = false` (the loud rules only).")
+        print("with `quietLossDetection = false` (the loud rules only). Precision and recall: the beats as reported live;")
+        print("stored: the finished series, where a late decision flags a loss at its beat (docs/INGEST.md, \"Late decisions\").")
     }
 
     private func f(_ x: Double) -> String { String(format: "%.4f", x) }

@@ -45,7 +45,13 @@ enum TimelineMisses {
             : "; \(tally.invented) invented, \(tally.inexact) inexact, \(tally.deliveredRR - tally.storedRR) RR unstored"
         return "### \(s.fault.rawValue), \(afterReconnect ? "reconnect" : "connect") + \(offset), "
             + "jitter \(Int(s.maxJitter * 1000)) ms, seed \(s.seed), drift \(String(format: "%+.0f", s.driftPPM)) ppm: "
-            + "\(cases) (rules: \(rules))\(broken)"
+            + "\(cases) (rules: \(rules))\(broken); stored: \(stored(tally.stored))"
+    }
+
+    /// The stored series' score beside the live one (a late decision may have flagged the loss at its beat).
+    static func stored(_ t: StoredTally) -> String {
+        t.missed + t.falsePositives + t.inexact == 0 && t.unpaired == 0 ? "exact"
+            : "\(t.missed) missed, \(t.falsePositives) false, \(t.inexact) inexact\(t.unpaired > 0 ? ", unpaired" : "")"
     }
 
     static func verdict(_ r: StrapRecording, cases: [TimelineCase]) -> String {
