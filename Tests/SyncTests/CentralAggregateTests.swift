@@ -152,23 +152,17 @@ import Testing
             ["--from", ISO8601DateFormatter().string(from: t0),
              "--to", ISO8601DateFormatter().string(from: t0.addingTimeInterval(Double(hours) * 3600))]
         }
-        // The processes run side by side (each one's peak is its own): most of the time is the two `hrv` runs' full
-        // analysis of 324,000 beats in a debug build, which the test needs only as the beats both keep.
-        let dir = a.dir
-        func peak(_ arguments: [String]) -> Task<(peakKiB: Int64, status: Int32), any Error> {
-            Task.detached { try heartctlPeakMemory(arguments, in: dir) }
-        }
-        let hrv = ["hrv"] + range(hours: days * 24)
-        let hrvRuns = (peak(central + hrv), peak(["--db", a.store.path] + hrv))
         for read in [["stats", "--interval", "1d"], ["stats", "--interval", "1h"]] {
-            let runs = (peak(central + read + range(hours: 6)), peak(central + read + range(hours: days * 24)))
-            let s = try await runs.0.value, l = try await runs.1.value
+            let s = try heartctlPeakMemory(central + read + range(hours: 6), in: a.dir)
+            let l = try heartctlPeakMemory(central + read + range(hours: days * 24), in: a.dir)
             let long = read + range(hours: days * 24)
             #expect(s.status == 0 && l.status == 0, "\(long): exit \(s.status), \(l.status)")
             #expect(l.peakKiB <= 64 * 1024, "\(long): \(l.peakKiB) KiB")
             #expect(l.peakKiB - s.peakKiB <= 8 * 1024, "\(long): \(s.peakKiB) KiB for 6 h, \(l.peakKiB) KiB for \(days) days")
         }
-        let c = try await hrvRuns.0.value, l = try await hrvRuns.1.value
+        let hrv = ["hrv"] + range(hours: days * 24)
+        let c = try heartctlPeakMemory(central + hrv, in: a.dir)
+        let l = try heartctlPeakMemory(["--db", a.store.path] + hrv, in: a.dir)
         #expect(c.status == 0 && l.status == 0, "\(hrv): exit \(c.status), --db \(l.status)")
         #expect(c.peakKiB <= l.peakKiB + 8 * 1024, "\(hrv): --central \(c.peakKiB) KiB, --db \(l.peakKiB) KiB")
     }
