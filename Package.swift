@@ -243,7 +243,7 @@ let package = Package(
         .testTarget(name: "HeartQueriesTests", dependencies: ["Control", "HeartQueries", "HealthModel", "Ingest", "SourceEvents"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "SyncTests", dependencies: [
-            "Sync", "HeartStore", "HealthModel", "TestBus",
+            "Sync", "HeartQueries", "HeartStore", "HealthModel", "TestBus",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),

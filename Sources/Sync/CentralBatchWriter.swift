@@ -88,8 +88,11 @@ struct CentralBatchWriter {
     /// The expanded rows' statements: five arrays of rows (device as an ordinal; for heart rate a sixth, the
     /// points' ends) and the ordinals' device ids.
     static let expandedInsert = [
-        "beats": "INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, NULLIF(($6::int4[])[d], 0), NULLIF(v, 'NaN'), g, s"
-            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) AS x(t, d, v, g, s)",
+        // The beats feed their hourly HRV roll-up in the same statement (`CentralHRVRollup`), in series order.
+        "beats": "WITH x AS (SELECT t, NULLIF(($6::int4[])[d], 0) AS d, NULLIF(v, 'NaN') AS v, g, s, i"
+            + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) WITH ORDINALITY AS x(t, d, v, g, s, i)),"
+            + " w AS (INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, d, v, g, s FROM x)"
+            + " INSERT INTO hrv_hourly (\(CentralHRVRollup.columns)) " + CentralHRVRollup.select(from: "x"),
         // The rows feed their hourly roll-up in the same statement (`CentralRollup`).
         "heart_rate": "WITH x AS (INSERT INTO heart_rate (time, device, bpm, sample, end_time) SELECT t, NULLIF(($7::int4[])[d], 0), v, s, e"
             + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[], $6::timestamptz[]) AS x(t, d, v, g, s, e)"
@@ -166,6 +169,10 @@ struct CentralBatchWriter {
             try await query("DELETE FROM heart_rate WHERE time BETWEEN \(start) AND \(end) AND sample = \(uuid)")
             try await query("""
                 DELETE FROM heart_rate_hourly WHERE cell BETWEEN date_bin('1 hour', \(start), timestamptz '1970-01-01 00:00:00+00')
+                    AND \(end) AND sample = \(uuid)
+                """)
+            try await query("""
+                DELETE FROM hrv_hourly WHERE cell BETWEEN date_bin('1 hour', \(start), timestamptz '1970-01-01 00:00:00+00')
                     AND \(end) AND sample = \(uuid)
                 """)
         }

@@ -116,12 +116,16 @@ struct CentralBucketQuery {
     /// The start of the earliest sample `f` selects (NULL: none). A point starts in its sample, so it bounds the
     /// scan; bound as a constant rather than a subquery, the planner prunes the months before it and reads whole
     /// months by a sequential scan (with a subquery's value unknown it chose lossy bitmap scans, 20 % slower).
+    /// `ORDER BY … LIMIT 1` rather than `min()`: with the joins `min()` was a sequential scan of every sample (their
+    /// contents inline: 54 ms for 90 days of one gateway, growing with the fleet); this walks `samples_type_start`
+    /// from the type's first sample and stops at the first that reaches `from` (0.2 ms for a range from the start;
+    /// a range that starts later walks the entries before it).
     static func earliestSQL(_ f: CentralReader.Filter) -> (sql: String, binds: PostgresBindings) {
         var binds = PostgresBindings()
         let condition = f.condition(&binds)
         return ("""
-            SELECT min(s.start_time) FROM samples s JOIN gateways g ON g.id = s.gateway
-            LEFT JOIN devices d ON d.id = s.device WHERE \(condition)
+            SELECT s.start_time FROM samples s JOIN gateways g ON g.id = s.gateway
+            LEFT JOIN devices d ON d.id = s.device WHERE \(condition) ORDER BY s.start_time LIMIT 1
             """, binds)
     }
 

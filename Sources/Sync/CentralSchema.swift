@@ -15,7 +15,8 @@ public enum CentralSchema {
     static let migrationLock: Int64 = 0x6865_6172_7464_0001
 
     /// Migration N (1-based) brings the schema from version N−1 to N.
-    static let migrations: [[String]] = [v1, v2, v3People, CentralPartitions.migration, CentralRollup.migration]
+    static let migrations: [[String]] = [v1, v2, v3People, CentralPartitions.migration, CentralRollup.migration,
+                                            CentralHRVRollup.migration]
 
     static let v1 = [
         """

@@ -6,7 +6,8 @@ import Sync
 
 /// The range reads `heartctl --central` answers where the data is, never loading the range into heartctl:
 /// `stats` from PostgreSQL's per-bucket totals (`CentralReader.statistics`), `hrv` over a range from heartbeat
-/// series streamed through a server-side cursor into the running sums (`HRVRange`). The request is parsed and the
+/// series streamed through a server-side cursor into the running sums (`HRVRange`), or past a full analysis's beats
+/// from the hourly HRV sums PostgreSQL adds up (`CentralReader.heartbeatRollup`). The request is parsed and the
 /// answer assembled by the same types as the store's (`StatsPlan`, `HRVRange`), so both answer alike.
 struct CentralQueries {
     let reader: CentralReader
@@ -72,6 +73,10 @@ struct CentralQueries {
         let scope = try await resolvedScope(of: .hrv, params, now: now)
         guard let from = scope.from, let to = scope.to else { throw ControlError(.internalError, "a range method without a range") }
         guard from < to else { throw ControlError(.invalidParams, "'from' must be before 'to'") }
+        // Past a full analysis's beats: the time domain from the hourly sums PostgreSQL adds up (`hrv_hourly`).
+        if let sums = try await reader.heartbeatRollup(filter(scope, device: scope.device), beatsAbove: HRVRange.analysisBeatLimit) {
+            return try HRVRange.rolledUp(sums)
+        }
         var range = HRVRange()
         try await reader.forEachSample(filter(scope, device: scope.device)) { sample in
             if case .heartbeatSeries(let s) = sample { range.add(s) }

@@ -97,6 +97,43 @@ import Testing
         #expect((left?["count"] as? Int ?? 0) < (count?["count"] as? Int ?? 0), "the deleted series' points are gone")
     }
 
+    /// `--central stats` over whole hours reads the hourly roll-up, not the rows (issue 31: a year < 1 s): PostgreSQL's
+    /// own counters of rows read, after heartctl's connection ends, show no `heart_rate` row read for a range of whole
+    /// hours and only the rows around its edges for a range that starts and ends inside an hour.
+    @Test func centralStatsOverWholeHoursReadTheRollupNotTheRows() async throws {
+        let db = try server.createDatabase()
+        let a = try SyncFixture(url: db.url)
+        defer { a.remove() }
+        let t0 = Date(timeIntervalSince1970: 1_789_948_800) // a midnight UTC
+        try a.store.fillHours(12, start: t0)
+        try await a.runner().run(once: true)
+        // The BRIN ranges summarized, as autovacuum summarizes them after a delivery (`autosummarize`).
+        _ = try server.admin("VACUUM ANALYZE", database: db.name)
+        let central = ["--central", db.url, "--central-tls", "disable", "--password-file", a.settings.passwordFile]
+        let rows = try server.integer("SELECT count(*) FROM heart_rate", database: db.name)
+        func read(from: Double, to: Double) async throws -> (rows: Int, hourly: Int) {
+            _ = try server.admin("SELECT pg_stat_reset()", database: db.name)
+            let iso = ISO8601DateFormatter()
+            let run = try await runHeartctl(central + ["stats", "--interval", "1h", "--from", iso.string(from: t0.addingTimeInterval(from)),
+                                                       "--to", iso.string(from: t0.addingTimeInterval(to))], in: a.dir)
+            #expect(run.status == 0, "\(run.output)")
+            func counted(_ pattern: String, _ column: String) throws -> Int {
+                try server.integer("SELECT coalesce(sum(\(column)), 0) FROM pg_stat_user_tables WHERE relname ~ '\(pattern)'",
+                                   database: db.name)
+            }
+            // The server counts a backend's reads when it ends: wait for the roll-up's to show.
+            #expect(await eventually { try counted("^heart_rate_hourly_", "seq_scan + coalesce(idx_scan, 0)") > 0 })
+            return (try counted("^heart_rate_[0-9]", "seq_tup_read + coalesce(idx_tup_fetch, 0)"),
+                    try counted("^heart_rate_hourly_", "seq_scan + coalesce(idx_scan, 0)"))
+        }
+        let whole = try await read(from: 0, to: 12 * 3600)
+        #expect(whole.rows == 0, "whole hours: \(whole.rows) of \(rows) heart_rate rows read")
+        // The partial first and last hours, a BRIN block range (~1 h of rows here) around each, and the most recent
+        // value's lookup in the two edge buckets: about a third of twelve hours' rows; every row would be 43,200.
+        let inside = try await read(from: 20 * 60, to: 11 * 3600 + 40 * 60)
+        #expect(inside.rows > 0 && inside.rows < rows / 2, "from 00:20 to 11:40: \(inside.rows) of \(rows) heart_rate rows read")
+    }
+
     /// A read's peak memory in heartctl does not grow with the range: three days of a strap (one heartbeat and one
     /// 1 Hz heart-rate series an hour) against six hours of it. `hrv` keeps a range's beats for its full analysis up
     /// to `HRVRange.analysisBeatLimit` wherever they come from, so there `--central` must cost no more than `--db`.

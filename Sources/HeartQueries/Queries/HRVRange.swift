@@ -1,5 +1,6 @@
 import Control
 import HealthModel
+import HeartStore
 
 /// HRV over a range fed one heartbeat series at a time (the store's cursor, or the central database's streamed
 /// rows): running sums (`HRVAccumulator`), each series its own segments, and the beats kept for the full analysis
@@ -25,6 +26,20 @@ public struct HRVRange: Sendable {
             kept?.append(contentsOf: s.beats.enumerated().map { i, b in
                 Beat(offset: b.offset, precededByGap: b.precededByGap || i == 0)
             })
+        }
+    }
+
+    /// The time domain from hourly sums kept elsewhere (the central database's `hrv_hourly`), as `hrv` over a range
+    /// past `analysisBeatLimit` answers from the store's own: no analysis, every measure `rolled_up`.
+    public static func rolledUp(_ sums: HeartbeatHourSums) throws(ControlError) -> HRVCall.Result {
+        var accumulator = HRVAccumulator()
+        accumulator.merge(sums)
+        do {
+            var result = HRVCall.Result(try accumulator.metrics())
+            result.rolledUp = HRVCall.Measure.allCases
+            return result
+        } catch {
+            throw ControlError(.notFound, "not enough beats for HRV: \(error)")
         }
     }
 

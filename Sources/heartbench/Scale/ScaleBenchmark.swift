@@ -22,6 +22,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
     @Flag(help: "Leave out the naive importer and its queries.") var noNaive = false
     @Flag(help: "Leave out `--central` (the store delivered into a local PostgreSQL, read with heartctl --central).")
     var noCentral = false
+    @Option(help: "Gateways in the central database: gw0 delivered by heartd-sync, the others copies of its rows made in SQL (`ScaleFleet`; default 1).")
+    var gateways = 1
     @Option(help: "Seconds of each phase of the notification-latency probe (no read, then the report back to back; default 5, 2 with --quick); 0 leaves it out.")
     var latencySeconds: Double?
     @Option(help: "Also write the markdown report to this file.") var output: String?
@@ -105,7 +107,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
         }
         if !noCentral {
             try await ScaleCentral(heartctl: heartctl, store: store, workspace: workspace, from: ScaleRead.iso(from),
-                                   to: ScaleRead.iso(to)).measure(scale: scale, into: &table, overBound: &overBound)
+                                   to: ScaleRead.iso(to), gateways: max(1, gateways)).measure(scale: scale, into: &table, overBound: &overBound)
         }
         table.note("Data: \(span) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
             + (imported.map { "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \($0.output)." }

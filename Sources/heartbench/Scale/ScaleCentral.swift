@@ -13,6 +13,8 @@ struct ScaleCentral {
     let workspace: Workspace
     let from: String
     let to: String
+    /// Gateways in the database: `gw0` delivered, the others copied from it in SQL (`ScaleFleet`).
+    var gateways = 1
 
     func measure(scale: Double, into table: inout ResultTable, overBound: inout [String]) async throws {
         let server = try PostgresServer(start: true)
@@ -33,29 +35,53 @@ struct ScaleCentral {
         let delivered = try await Stopwatch.measureAsync { try await runner.run(once: true) }.seconds
         let beats = try server.integer("SELECT count(*) FROM beats", database: db.name)
         let points = try server.integer("SELECT count(*) FROM heart_rate", database: db.name)
-        try server.admin("VACUUM ANALYZE", database: db.name)
         table.add("`heartd-sync` delivery into PostgreSQL (one gateway), wall", heartd: Fmt.s(delivered),
                   baseline: "\(Fmt.count(beats)) beats, \(Fmt.count(points)) heart-rate rows")
+        if gateways > 1 {
+            let copied = try Stopwatch.measure {
+                for k in 1..<gateways { _ = try server.admin(ScaleFleet.copy(gateway: k), database: db.name) }
+            }.seconds
+            table.add("\(gateways - 1) more gateways copied from gw0 in SQL (`ScaleFleet`), wall", heartd: Fmt.s(copied),
+                      baseline: "\(Fmt.count(beats * gateways)) beats, \(Fmt.count(points * gateways)) heart-rate rows in all")
+        }
+        try server.admin("VACUUM ANALYZE", database: db.name)
 
         let central = ["--central", db.url, "--central-tls", "disable", "--password-file", password]
         let range = ["--from", from, "--to", to]
+        // One gateway (`--gateway gw0`, its devices' rows for psql) and, with copies, the whole fleet.
+        let scopes: [(name: String, heartctl: [String], rows: String)] = gateways == 1 ? [("", [], "true")] : [
+            (" (gw0 of \(gateways))", ["--gateway", "gw0"],
+             "device IN (SELECT d.id FROM devices d JOIN gateways g ON g.id = d.last_gateway WHERE g.name = 'gw0')"),
+            (" (all \(gateways) gateways)", [], "true"),
+        ]
+        for scope in scopes {
+            try measure(scope, central: central + range, server: server, database: db.name, scale: scale, into: &table,
+                        overBound: &overBound)
+        }
+    }
+
+    /// Per-day statistics and HRV over the range through `heartctl --central` for one scope, psql's naive `GROUP BY`
+    /// over the same rows beside.
+    func measure(_ scope: (name: String, heartctl: [String], rows: String), central: [String], server: PostgresServer,
+                 database: String, scale: Double, into table: inout ResultTable, overBound: inout [String]) throws {
         let naiveStats = try naive("""
             SELECT date_trunc('day', time), min(bpm), avg(bpm), max(bpm), count(*) FROM heart_rate
-            WHERE time >= '\(from)' AND time < '\(to)' GROUP BY 1
-            """, server: server, database: db.name)
+            WHERE time >= '\(from)' AND time < '\(to)' AND \(scope.rows) GROUP BY 1
+            """, server: server, database: database)
         let naiveBeats = try naive("""
-            SELECT date_trunc('day', time), count(*), avg(rr_ms) FROM beats WHERE time >= '\(from)' AND time < '\(to)' GROUP BY 1
-            """, server: server, database: db.name)
+            SELECT date_trunc('day', time), count(*), avg(rr_ms) FROM beats
+            WHERE time >= '\(from)' AND time < '\(to)' AND \(scope.rows) GROUP BY 1
+            """, server: server, database: database)
         let reads: [(name: String, arguments: [String], yearTarget: Double, baseline: String)] = [
             ("stats per day", ["stats", "--interval", "1d"], 1,
              "psql GROUP BY date_trunc: heart_rate \(Fmt.s(naiveStats)), beats \(Fmt.s(naiveBeats))"),
             ("hrv", ["hrv"], 2, "—"),
         ]
         for read in reads {
-            let run = try ChildRun.run(heartctl, central + read.arguments + range, output: workspace.path("central-out"))
-            if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)") }
+            let run = try ChildRun.run(heartctl, central + read.arguments + scope.heartctl, output: workspace.path("central-out"))
+            if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)\(scope.name)") }
             let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * scale < read.yearTarget
-            table.add("`heartctl --central` \(read.name): wall, peak memory",
+            table.add("`heartctl --central` \(read.name)\(scope.name): wall, peak memory",
                       heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))" + (run.status == 0 ? "" : " (exit \(run.status))"),
                       baseline: read.baseline,
                       target: "year < \(Fmt.s(read.yearTarget)) (here × \(Fmt.fixed(scale, 1)) ≈ \(Fmt.s(run.wall * scale))); ≤ 64 MiB",
