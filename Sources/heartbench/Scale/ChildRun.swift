@@ -3,7 +3,7 @@ import Glibc
 import TestBus
 
 /// A process run to its end with its wall time and peak resident memory: the child's high-water mark (VmHWM), as
-/// `wait4` gives it (`PeakMemoryWaiter`).
+/// `wait4` gives it (`PeakMemoryWaiter`), and its wall time from fork to exit, without the waiter's python start.
 /// Standard output goes to `output`.
 struct ChildRun {
     var wall: Double
@@ -11,11 +11,10 @@ struct ChildRun {
     var status: Int32
 
     static func run(_ path: String, _ arguments: [String], output: String = "/dev/null") throws -> ChildRun {
-        let clock = ContinuousClock()
-        let start = clock.now
         let r = try ReplayBenchmark.timed("/usr/bin/env", ["python3", "-c", PeakMemoryWaiter.script, output, path] + arguments)
-        guard let peak = PeakMemoryWaiter.parse(r.output) else { throw BenchmarkError("no peak memory for \(path): \(r.output)") }
-        return ChildRun(wall: (clock.now - start).seconds, peakBytes: peak.peakKiB * 1024, status: peak.status)
+        guard let run = PeakMemoryWaiter.parseRun(r.output) else { throw BenchmarkError("no peak memory for \(path): \(r.output)") }
+        // The tool's own wall time, from fork to its end, as the waiter measured it (not python's start).
+        return ChildRun(wall: run.wallSeconds, peakBytes: run.peakKiB * 1024, status: run.status)
     }
 }
 
