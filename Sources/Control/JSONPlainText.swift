@@ -1,7 +1,6 @@
 /// JSON text of the plain form heartd writes on its control socket — strings of printable ASCII without escapes,
 /// nested at most `maxDepth` deep — checked in one pass without building anything, and read in place: where each
-/// value starts and ends, an object's member by name, an array's elements. `JSONValueDecoder.decode(_:text:)`
-/// decodes from it. A text it declines (not JSON, or JSON of another form) is read by `JSONValueParser` instead, so
+/// value starts and ends, an object's member by name, an array's elements. A text it declines (not JSON, or JSON of another form) is read by `JSONValueParser` instead, so
 /// what this accepts must be exactly what that parser accepts, to the same value. A typed reader that must be quicker
 /// than `Decodable` reads its fields through `value` (`WatchMessage(line:)` does for the hottest events).
 public struct JSONPlainText: Sendable {

@@ -4,7 +4,7 @@ import HealthModel
 import HeartQueries
 import Testing
 
-/// `WatchMessage(line:)` reads heartd's plain lines straight from their text (`JSONValueDecoder.decode(_:text:)`):
+/// `WatchMessage(line:)` reads heartd's plain heart-rate and beats lines straight from their text (`JSONPlainValue`):
 /// for every kind of event, and for lines of other forms and malformed ones, it gives exactly what the tree path
 /// (`JSONValue(parsing:)`, `ControlEvent(json:)`, `init(knownEvent:)`) gives — the same message, nil, or the same
 /// error.
@@ -126,34 +126,3 @@ import Testing
     }
 }
 
-/// `JSONValueDecoder.decode(_:text:)` against the tree for a few shapes a typed payload does not have.
-@Suite struct JSONTextDecodingTests {
-    struct Shape: Codable, Hashable {
-        var n: Int8
-        var d: Double
-        var s: String?
-        var list: [Int]
-        var nested: [String: [Bool]]
-        var any: JSONValue
-    }
-
-    @Test func textAndTreeDecodeAlike() throws {
-        let decoder = JSONValueDecoder()
-        let lines = [
-            #"{"n":-128,"d":1,"list":[1,2,3],"nested":{"x":[true],"y":[]},"any":{"a":[1,"b",null]}}"#,
-            #"{"n":127,"d":-2.5e-3,"s":"plain","list":[],"nested":{},"any":null}"#,
-            #"{"n":128,"d":1,"list":[],"nested":{},"any":1}"#,
-            #"{"n":1,"d":1,"s":null,"list":[1.5],"nested":{},"any":1}"#,
-            #"{"n":1,"d":"1","list":[],"nested":{},"any":1}"#,
-            #"{"n":1,"d":1,"list":[],"nested":{"x":[1]},"any":1}"#,
-        ]
-        for text in lines {
-            let bytes = Array(text.utf8)
-            let fromText = Result { try decoder.decode(Shape.self, text: bytes) }.mapError { "\($0)" }
-            let fromTree = Result { try decoder.decode(Shape.self, from: JSONValue(parsing: bytes)) }.mapError { "\($0)" }
-            #expect(fromText == fromTree, "\(text)")
-        }
-    }
-}
-
-extension String: @retroactive Error {}

@@ -3,7 +3,7 @@ import Control
 extension WatchMessage {
     /// The typed event of a received `watch` line (`{"event": name, ...fields}`, `ControlClient.watchLines`), decoded
     /// straight from the line's text (`JSONPlainText`: no `JSONValue` tree for heartd's plain lines; a heart rate and
-    /// beats read in place, other events through `JSONBridge.decode(_:text:)`) into its payload: the same message, or the same error, as `init(knownEvent:)` of the line's parsed
+    /// beats read in place, other events parsed to the tree and decoded, `JSONBridge.decode(_:text:)`) into its payload: the same message, or the same error, as `init(knownEvent:)` of the line's parsed
     /// `ControlEvent`. Nil for an event this client does not know (a newer daemon's); a line that is not an event,
     /// or whose fields do not have its payload's shape, throws `WatchMessageError` `.malformed`.
     public init?(line: [UInt8]) throws(WatchMessageError) {
