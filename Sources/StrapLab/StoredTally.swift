@@ -3,7 +3,7 @@ import HealthModel
 /// Gap precision and recall of the heartbeat series as stored (finished), beside `TimelineTally`'s live count:
 /// the stored series holds the beats live watchers got, in the same order, but a late decision (docs/INGEST.md,
 /// "Late decisions") may have moved some of them and flagged the loss at its beat afterwards.
-public struct StoredTally: Sendable, Hashable {
+public struct StoredTally: Sendable, Hashable, GapScore {
     public var truePositives = 0
     public var falsePositives = 0
     public var missed = 0
@@ -13,11 +13,6 @@ public struct StoredTally: Sendable, Hashable {
     public var unpaired = 0
 
     public init() {}
-
-    public var precision: Double { ratio(truePositives, truePositives + falsePositives) }
-    public var recall: Double { ratio(truePositives, truePositives + missed) }
-
-    private func ratio(_ a: Int, _ b: Int) -> Double { b == 0 ? 1 : Double(a) / Double(b) }
 
     public mutating func add(_ other: StoredTally) {
         truePositives += other.truePositives

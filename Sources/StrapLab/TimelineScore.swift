@@ -12,7 +12,7 @@ import Synchronization
 /// interval is estimated, not delivered) or when the beat stored before it is not the true beat before it
 /// (beats are missing in between). Flags are then true positives, false positives (no beat missing: a false
 /// gap) or missed (a loss that carried a beat, unflagged).
-public struct TimelineTally: Sendable, Hashable {
+public struct TimelineTally: Sendable, Hashable, GapScore {
     public var runs = 0
     /// RR values the strap delivered (plausible, with contact).
     public var deliveredRR = 0
@@ -37,11 +37,6 @@ public struct TimelineTally: Sendable, Hashable {
     public var cases: [TimelineCase] = []
 
     public init() {}
-
-    public var precision: Double { ratio(truePositives, truePositives + falsePositives) }
-    public var recall: Double { ratio(truePositives, truePositives + missed) }
-
-    private func ratio(_ a: Int, _ b: Int) -> Double { b == 0 ? 1 : Double(a) / Double(b) }
 
     public mutating func add(_ other: TimelineTally) {
         runs += other.runs
