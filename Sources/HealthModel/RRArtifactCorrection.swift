@@ -16,6 +16,12 @@ public struct RRArtifactCorrection: Sendable, Hashable {
 
     /// Classifies and corrects `peaks` (beat times in ticks, ascending) at `ticksPerSecond`.
     public init(peaks input: [Int], ticksPerSecond: Double = 1024) {
+        self.init(peaks: input, ticksPerSecond: ticksPerSecond, incremental: true)
+    }
+
+    /// `incremental`: each pass after the first recomputes only the rolling windows around the beats the pass
+    /// before changed (`RRArtifactWindows`); false recomputes every pass whole (the same result: for the tests).
+    init(peaks input: [Int], ticksPerSecond: Double, incremental: Bool) {
         var pass = RRArtifactPass(peaks: input, ticksPerSecond: ticksPerSecond)
         classes = Array(pass.classes.dropFirst())
         var current = input
@@ -23,7 +29,8 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         var count = pass.total
         var passes = pass.total > 0 ? 1 : 0
         while count > 0 {
-            let next = RRArtifactPass(peaks: current, ticksPerSecond: ticksPerSecond)
+            let next = RRArtifactPass(
+                peaks: current, ticksPerSecond: ticksPerSecond, reusing: incremental ? pass.windows : nil)
             if next.total >= count { break }
             count = next.total
             pass = next

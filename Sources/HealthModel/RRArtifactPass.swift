@@ -12,13 +12,17 @@ struct RRArtifactPass: Sendable {
     var longShort: [Int] = []
     /// The class of each beat index (`normal` where none applies).
     var classes: [RRArtifactClass]
+    /// The rolling-window quantities of this pass, for the next pass to reuse.
+    var windows: RRArtifactWindows?
 
     var total: Int { ectopic.count + missed.count + extra.count + longShort.count }
 
     static let c1 = 0.13, c2 = 0.17, alpha = 5.2, thresholdWindow = 91, medianWindow = 11
 
-    /// Detects artifacts among `peaks` (beat times in ticks, ascending) at `ticksPerSecond`.
-    init(peaks: [Int], ticksPerSecond: Double) {
+    /// Detects artifacts among `peaks` (beat times in ticks, ascending) at `ticksPerSecond`; with `previous` (the
+    /// windows of the pass before, at the same `ticksPerSecond`), only the rolling windows whose values changed are
+    /// recomputed (the same result, bit for bit).
+    init(peaks: [Int], ticksPerSecond: Double, reusing previous: RRArtifactWindows? = nil) {
         let n = peaks.count
         classes = Array(repeating: .normal, count: n)
         guard n >= 3 else { return }
@@ -28,7 +32,14 @@ struct RRArtifactPass: Sendable {
         var drrs = [Double](repeating: 0, count: n)
         for i in 1 ..< n { drrs[i] = rr[i] - rr[i - 1] }
         drrs[0] = Self.mean(drrs[1...])
-        let th1 = Self.threshold(drrs)
+        let match = previous.map { RRArtifactWindows.match(peaks, to: $0.peaks) }
+        let half = Self.thresholdWindow / 2, medianHalf = Self.medianWindow / 2
+        let rawDrrs = drrs
+        let th1 = if let previous, let match {
+            RRArtifactWindows.update(
+                drrs, old: previous.drrs, oldResult: previous.th1, match: match,
+                before: half, after: Self.thresholdWindow - 1 - half, compute: Self.threshold)
+        } else { Self.threshold(drrs) }
         for i in 0 ..< n { drrs[i] = th1[i] != 0 ? drrs[i] / th1[i] : .nan }
         // The subspaces S12 and S22 over dRR padded by reflection (numpy's "reflect": no edge repeat).
         let pad = { (k: Int) -> Double in drrs[Self.reflect(k, n)] }
@@ -39,10 +50,20 @@ struct RRArtifactPass: Sendable {
             if drrs[d] >= 0 { s22[d] = Self.npMin(pad(d + 1), pad(d + 2)) }
             else if drrs[d] < 0 { s22[d] = Self.npMax(pad(d + 1), pad(d + 2)) }
         }
-        let medrr = RollingQuantile.centred(rr, width: Self.medianWindow, quantiles: [0.5])[0]
+        let median = { (x: [Double]) in RollingQuantile.centred(x, width: Self.medianWindow, quantiles: [0.5])[0] }
+        let medrr = if let previous, let match {
+            RRArtifactWindows.update(
+                rr, old: previous.rr, oldResult: previous.medrr, match: match,
+                before: medianHalf, after: Self.medianWindow - 1 - medianHalf, compute: median)
+        } else { median(rr) }
         var mrrs = (0 ..< n).map { rr[$0] - medrr[$0] }
         for i in 0 ..< n where mrrs[i] < 0 { mrrs[i] *= 2 }
-        let th2 = Self.threshold(mrrs)
+        let th2 = if let previous, let match {
+            RRArtifactWindows.update(
+                mrrs, old: previous.mrrs, oldResult: previous.th2, match: match,
+                before: half, after: Self.thresholdWindow - 1 - half, compute: Self.threshold)
+        } else { Self.threshold(mrrs) }
+        windows = RRArtifactWindows(peaks: peaks, rr: rr, medrr: medrr, drrs: rawDrrs, th1: th1, mrrs: mrrs, th2: th2)
         for i in 0 ..< n { mrrs[i] = th2[i] != 0 ? mrrs[i] / th2[i] : .nan }
 
         // The decision flow of Lipponen & Tarvainen's Figure 1, with NeuroKit2's index stepping.
