@@ -70,21 +70,34 @@ public enum DetrendedFluctuation {
         return n > 0 ? (sum / Double(n)).squareRoot() : nil
     }
 
-    /// The population variance of y[start ..< start + w] less its least-squares line: Syy − Sxy²/Sxx over w, with
-    /// the window's mean removed first (two passes; the residuals' own mean is 0).
+    /// The population variance of y[start ..< start + w] less its least-squares line: (Syy − Sxy²/Sxx) / w, in one
+    /// pass over the window. The values are taken relative to the window's first (d = y − y₀: a profile's window
+    /// spans a few of its steps, so no large offset is left to cancel), Syy = Σd² − (Σd)²/w, and Sxy = Σ(x − x̄)·d
+    /// (Σ(x − x̄) = 0, so the offset drops out). Four partial sums per quantity, as SIMD lanes: the additions of
+    /// one window no longer wait on each other.
     @inline(__always)
     static func residualVariance(_ y: UnsafeBufferPointer<Double>, start: Int, width w: Int,
                                  xc: UnsafeBufferPointer<Double>, sxx: Double) -> Double {
-        var ym = 0.0
-        for k in 0 ..< w { ym += y[start + k] }
-        ym /= Double(w)
-        var sxy = 0.0, syy = 0.0
-        for k in 0 ..< w {
-            let d = y[start + k] - ym
-            sxy += xc[k] * d
-            syy += d * d
+        let y0 = y[start]
+        var s = SIMD4<Double>.zero, ss = SIMD4<Double>.zero, sxy = SIMD4<Double>.zero
+        var k = 0
+        while k + 4 <= w {
+            let d = SIMD4(y[start + k], y[start + k + 1], y[start + k + 2], y[start + k + 3]) - y0
+            s += d
+            ss += d * d
+            sxy += SIMD4(xc[k], xc[k + 1], xc[k + 2], xc[k + 3]) * d
+            k += 4
         }
-        return max(0, syy - sxy * sxy / sxx) / Double(w)
+        var s1 = s.sum(), ss1 = ss.sum(), sxy1 = sxy.sum()
+        while k < w {
+            let d = y[start + k] - y0
+            s1 += d
+            ss1 += d * d
+            sxy1 += xc[k] * d
+            k += 1
+        }
+        let syy = ss1 - s1 * s1 / Double(w)
+        return max(0, syy - sxy1 * sxy1 / sxx) / Double(w)
     }
 
     /// The least-squares slope of y on x.
