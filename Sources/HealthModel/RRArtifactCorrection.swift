@@ -102,7 +102,7 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         guard !valid.isEmpty else { return 0 }
         let moved = valid.map { peaks[$0 - 1] + (peaks[$0 + 1] - peaks[$0 - 1]) / 2 }
         for (k, p) in zip(valid, moved) { peaks[k] = p }
-        peaks.sort()
+        if peaks.indices.dropFirst().contains(where: { peaks[$0] < peaks[$0 - 1] }) { peaks.sort() }
         return valid.count
     }
 
