@@ -16,8 +16,11 @@ enum RollingQuantile {
         guard n > 0, width > 0 else { return qs.map { _ in [Double](repeating: .nan, count: n) } }
         let before = width / 2, after = width - 1 - width / 2
         var flat = [Double](repeating: .nan, count: n * qs.count)
-        // The window between its sentinels: buffer[0] = −∞, the m values from buffer[1], +∞ after them.
-        var buffer = [Double](repeating: .infinity, count: width + 2)
+        // The window between its sentinels: buffer[0] = −∞, the m values from buffer[1], +∞ after them up to the
+        // size binary lifting reaches (2 · lift − 1 values, the first power of two above width less one).
+        var lift = 1
+        while 2 * lift - 1 < width { lift *= 2 }
+        var buffer = [Double](repeating: .infinity, count: max(width, 2 * lift - 1) + 2)
         buffer[0] = -.infinity
         let ranks = qs.map { q in (0 ... width).map { Rank(count: $0, quantile: q) } }
         values.withUnsafeBufferPointer { v in
@@ -29,7 +32,7 @@ enum RollingQuantile {
                     for i in 0 ..< n {
                         let newLo = max(0, i - before), newHi = min(n, i + after + 1)
                         while hi < newHi && lo < newLo {
-                            replace(w, m, old: v[lo], new: v[hi])
+                            replace(w, m, old: v[lo], new: v[hi], lift: lift)
                             hi += 1
                             lo += 1
                         }
@@ -38,7 +41,7 @@ enum RollingQuantile {
                             hi += 1
                         }
                         while lo < newLo {
-                            remove(w, &m, v[lo])
+                            remove(w, &m, v[lo], lift: lift)
                             lo += 1
                         }
                         for qi in ranks.indices {
@@ -79,19 +82,31 @@ enum RollingQuantile {
         }
     }
 
-    /// The first index in w[0 ..< m] (ascending) whose element is not less than `value`. Branch-free halving (the
-    /// comparison picks the next base by a conditional move): the comparisons of a sliding window are unpredictable,
-    /// and mispredicted branches were most of the rolling quantiles' time.
+    /// The first index in w[0 ..< m] (ascending, +∞ after it up to the power of two above `width`) whose element is
+    /// not less than `value`: the count of elements below it, by binary lifting — steps of 64, 32, …, 1, each taken
+    /// when the element it reaches is below `value`. Written out step by step, not as a loop: the comparisons of a
+    /// sliding window are unpredictable, and LLVM turns such a select inside a loop into a branch (mispredicted
+    /// about every other step: most of the rolling quantiles' time); out of a loop it stays a conditional move.
     @inline(__always)
-    private static func lowerBound(_ w: UnsafeMutablePointer<Double>, _ m: Int, _ value: Double) -> Int {
-        guard m > 0 else { return 0 }
-        var base = 0, n = m
-        while n > 1 {
-            let half = n / 2
-            base = w[base &+ half] < value ? base &+ half : base
-            n &-= half
+    private static func lowerBound(_ w: UnsafeMutablePointer<Double>, _ m: Int, _ value: Double, lift: Int) -> Int {
+        guard lift <= 64 else {
+            var base = 0, n = m
+            while n > 1 {
+                let half = n / 2
+                base = w[base &+ half] < value ? base &+ half : base
+                n &-= half
+            }
+            return m > 0 && w[base] < value ? base &+ 1 : base
         }
-        return w[base] < value ? base &+ 1 : base
+        var p = 0
+        if lift >= 64 { p &+= w[p &+ 63] < value ? 64 : 0 }
+        if lift >= 32 { p &+= w[p &+ 31] < value ? 32 : 0 }
+        if lift >= 16 { p &+= w[p &+ 15] < value ? 16 : 0 }
+        if lift >= 8 { p &+= w[p &+ 7] < value ? 8 : 0 }
+        if lift >= 4 { p &+= w[p &+ 3] < value ? 4 : 0 }
+        if lift >= 2 { p &+= w[p &+ 1] < value ? 2 : 0 }
+        p &+= w[p] < value ? 1 : 0
+        return p
     }
 
     /// Inserts `value` (the window growing at the start of the series), sliding it down from the end.
@@ -107,9 +122,9 @@ enum RollingQuantile {
     }
 
     /// Removes `value` (in the window; the window shrinking at the end of the series).
-    private static func remove(_ w: UnsafeMutablePointer<Double>, _ m: inout Int, _ value: Double) {
+    private static func remove(_ w: UnsafeMutablePointer<Double>, _ m: inout Int, _ value: Double, lift: Int) {
         // The first element not less than `value` is the value itself.
-        var k = lowerBound(w, m, value)
+        var k = lowerBound(w, m, value, lift: lift)
         while k < m - 1 {
             w[k] = w[k + 1]
             k += 1
@@ -121,19 +136,19 @@ enum RollingQuantile {
     /// Removes `old` (in the window) and inserts `new`: the new value slides from the old one's place towards its
     /// own, moving the values between them by one (the sentinels end the slide at either end).
     @inline(__always)
-    private static func replace(_ w: UnsafeMutablePointer<Double>, _ m: Int, old: Double, new: Double) {
-        var k = lowerBound(w, m, old)
+    private static func replace(_ w: UnsafeMutablePointer<Double>, _ m: Int, old: Double, new: Double, lift: Int) {
+        var k = lowerBound(w, m, old, lift: lift)
         if new > old {
             // w[k + 1 ...] are at least old: those below new move down one.
-            while w[k + 1] < new {
-                w[k] = w[k + 1]
-                k += 1
+            while w[k &+ 1] < new {
+                w[k] = w[k &+ 1]
+                k &+= 1
             }
         } else {
             // w[..< k] are at most old: those above new move up one.
-            while w[k - 1] > new {
-                w[k] = w[k - 1]
-                k -= 1
+            while w[k &- 1] > new {
+                w[k] = w[k &- 1]
+                k &-= 1
             }
         }
         w[k] = new
