@@ -132,8 +132,9 @@ struct RRArtifactPass: Sendable {
 
     /// α × (Q3 − Q1) / 2 of |x| over the centred 91-beat window (NeuroKit2's `_compute_threshold`).
     static func threshold(_ x: [Double]) -> [Double] {
-        let q = RollingQuantile.centred(x.map { abs($0) }, width: thresholdWindow, quantiles: [0.25, 0.75])
-        return (0 ..< x.count).map { alpha * ((q[1][$0] - q[0][$0]) / 2) }
+        RollingQuantile.centred(x.map { abs($0) }, width: thresholdWindow, quantiles: 0.25, 0.75) { q1, q3 in
+            alpha * ((q3 - q1) / 2)
+        }
     }
 
     static func mean(_ x: ArraySlice<Double>) -> Double {

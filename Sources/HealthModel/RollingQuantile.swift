@@ -14,44 +14,70 @@ enum RollingQuantile {
     static func centred(_ values: [Double], width: Int, quantiles qs: [Double]) -> [[Double]] {
         let n = values.count
         guard n > 0, width > 0 else { return qs.map { _ in [Double](repeating: .nan, count: n) } }
-        let before = width / 2, after = width - 1 - width / 2
+        let ranks = qs.map { q in (0 ... width).map { Rank(count: $0, quantile: q) } }
         var flat = [Double](repeating: .nan, count: n * qs.count)
+        flat.withUnsafeMutableBufferPointer { out in
+            slide(values, width: width) { i, w, m in
+                for qi in ranks.indices { out[qi * n + i] = ranks[qi][m].value(w) }
+            }
+        }
+        return qs.count == 1 ? [flat] : qs.indices.map { Array(flat[$0 * n ..< ($0 + 1) * n]) }
+    }
+
+    /// The centred rolling quantiles `low` and `high` of `values` combined index by index (`combine(low, high)`),
+    /// in one array: no array per quantile.
+    static func centred(
+        _ values: [Double], width: Int, quantiles low: Double, _ high: Double, combine: (Double, Double) -> Double
+    ) -> [Double] {
+        let n = values.count
+        guard n > 0, width > 0 else { return [Double](repeating: .nan, count: n) }
+        let lows = (0 ... width).map { Rank(count: $0, quantile: low) }
+        let highs = (0 ... width).map { Rank(count: $0, quantile: high) }
+        var out = [Double](repeating: .nan, count: n)
+        out.withUnsafeMutableBufferPointer { out in
+            slide(values, width: width) { i, w, m in out[i] = combine(lows[m].value(w), highs[m].value(w)) }
+        }
+        return out
+    }
+
+    /// Slides the centred window over `values`, handing `visit` each index, the window's m values sorted (from
+    /// w[0]) and m.
+    @inline(__always)
+    private static func slide(
+        _ values: [Double], width: Int, _ visit: (_ i: Int, _ w: UnsafeMutablePointer<Double>, _ m: Int) -> Void
+    ) {
+        let n = values.count
+        let before = width / 2, after = width - 1 - width / 2
         // The window between its sentinels: buffer[0] = −∞, the m values from buffer[1], +∞ after them up to the
         // size binary lifting reaches (2 · lift − 1 values, the first power of two above width less one).
         var lift = 1
         while 2 * lift - 1 < width { lift *= 2 }
         var buffer = [Double](repeating: .infinity, count: max(width, 2 * lift - 1) + 2)
         buffer[0] = -.infinity
-        let ranks = qs.map { q in (0 ... width).map { Rank(count: $0, quantile: q) } }
         values.withUnsafeBufferPointer { v in
             buffer.withUnsafeMutableBufferPointer { buffer in
-                flat.withUnsafeMutableBufferPointer { out in
-                    let w = buffer.baseAddress! + 1
-                    var m = 0
-                    var lo = 0, hi = 0 // the window is v[lo ..< hi]
-                    for i in 0 ..< n {
-                        let newLo = max(0, i - before), newHi = min(n, i + after + 1)
-                        while hi < newHi && lo < newLo {
-                            replace(w, m, old: v[lo], new: v[hi], lift: lift)
-                            hi += 1
-                            lo += 1
-                        }
-                        while hi < newHi {
-                            insert(w, &m, v[hi])
-                            hi += 1
-                        }
-                        while lo < newLo {
-                            remove(w, &m, v[lo], lift: lift)
-                            lo += 1
-                        }
-                        for qi in ranks.indices {
-                            out[qi * n + i] = ranks[qi][m].value(w)
-                        }
+                let w = buffer.baseAddress! + 1
+                var m = 0
+                var lo = 0, hi = 0 // the window is v[lo ..< hi]
+                for i in 0 ..< n {
+                    let newLo = max(0, i - before), newHi = min(n, i + after + 1)
+                    while hi < newHi && lo < newLo {
+                        replace(w, m, old: v[lo], new: v[hi], lift: lift)
+                        hi += 1
+                        lo += 1
                     }
+                    while hi < newHi {
+                        insert(w, &m, v[hi])
+                        hi += 1
+                    }
+                    while lo < newLo {
+                        remove(w, &m, v[lo], lift: lift)
+                        lo += 1
+                    }
+                    visit(i, w, m)
                 }
             }
         }
-        return qs.indices.map { Array(flat[$0 * n ..< ($0 + 1) * n]) }
     }
 
     /// Where quantile q of m sorted values lies (pandas' linear interpolation; its median of an even count is the
