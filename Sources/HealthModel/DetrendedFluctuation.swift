@@ -48,16 +48,47 @@ public enum DetrendedFluctuation {
         let xm = Double(w - 1) / 2
         var sxx = 0.0
         for k in 0 ..< w { sxx += (Double(k) - xm) * (Double(k) - xm) }
-        let centred = (0 ..< w).map { Double($0) - xm }
         for y in profiles where y.count > w {
             variances.reserveCapacity(variances.count + (y.count - w) / step + 1)
             y.withUnsafeBufferPointer { y in
-                centred.withUnsafeBufferPointer { xc in
+                guard w >= 2 else {
                     var start = 0
                     while start < y.count - w {
-                        variances.append(residualVariance(y, start: start, width: w, xc: xc, sxx: sxx))
+                        variances.append(0)
                         start += step
                     }
+                    return
+                }
+                // A window is two successive blocks of h = `step` values (and, for an odd w, the first value of the
+                // block after): each block's moments are summed once and serve the two windows it belongs to.
+                let h = Double(step), inverse = 1 / h
+                var blocks: [Moments] = []
+                blocks.reserveCapacity(y.count / step + 1)
+                var start = 0
+                while start + step <= y.count {
+                    blocks.append(Moments(y, start: start, count: step, inverse: inverse))
+                    start += step
+                }
+                // Two blocks merged (Chan, Golub and LeVeque): δ = ȳ_B − ȳ_A, Σ(y − ȳ)² = M_A + M_B + δ²·h/2,
+                // Σ(x − x̄)(y − ȳ) = C_A + C_B + δ·h²/2; an odd window's last value e adds (e − ȳ)²·2h/(2h + 1) and
+                // (e − ȳ)·h.
+                let odd = w > 2 * step, last = 2 * h / (2 * h + 1)
+                let perSxx = 1 / sxx, perW = 1 / Double(w)
+                start = 0
+                var b = 0
+                while start < y.count - w {
+                    let a = blocks[b], next = blocks[b + 1]
+                    let delta = next.mean - a.mean
+                    var m2 = a.m2 + next.m2 + delta * delta * (h / 2)
+                    var c = a.c + next.c + delta * (h * h / 2)
+                    if odd {
+                        let e = y[start + 2 * step] - (a.mean + delta / 2)
+                        m2 += e * e * last
+                        c += e * h
+                    }
+                    variances.append(max(0, m2 - c * c * perSxx) * perW)
+                    start += step
+                    b += 1
                 }
             }
         }
@@ -70,21 +101,40 @@ public enum DetrendedFluctuation {
         return n > 0 ? (sum / Double(n)).squareRoot() : nil
     }
 
-    /// The population variance of y[start ..< start + w] less its least-squares line: Syy − Sxy²/Sxx over w, with
-    /// the window's mean removed first (two passes; the residuals' own mean is 0).
-    @inline(__always)
-    static func residualVariance(_ y: UnsafeBufferPointer<Double>, start: Int, width w: Int,
-                                 xc: UnsafeBufferPointer<Double>, sxx: Double) -> Double {
-        var ym = 0.0
-        for k in 0 ..< w { ym += y[start + k] }
-        ym /= Double(w)
-        var sxy = 0.0, syy = 0.0
-        for k in 0 ..< w {
-            let d = y[start + k] - ym
-            sxy += xc[k] * d
-            syy += d * d
+    /// The moments of a block of h profile values at positions 0 … h − 1: their mean, Σ(y − ȳ)² and Σ(x − x̄)(y − ȳ).
+    struct Moments {
+        var mean: Double
+        var m2: Double
+        var c: Double
+
+        /// y[start ..< start + h] in one pass, relative to its first value (a block spans a few of the profile's
+        /// steps, so no large offset is left to cancel), four partial sums per quantity as SIMD lanes; `inverse` = 1/h.
+        @inline(__always)
+        init(_ y: UnsafeBufferPointer<Double>, start: Int, count h: Int, inverse: Double) {
+            let y0 = y[start]
+            var s = SIMD4<Double>.zero, ss = SIMD4<Double>.zero, sx = SIMD4<Double>.zero
+            var x = SIMD4<Double>(0, 1, 2, 3)
+            var k = 0
+            while k + 4 <= h {
+                let d = SIMD4(y[start + k], y[start + k + 1], y[start + k + 2], y[start + k + 3]) - y0
+                s += d
+                ss += d * d
+                sx += x * d
+                x += 4
+                k += 4
+            }
+            var s1 = s.sum(), ss1 = ss.sum(), sx1 = sx.sum()
+            while k < h {
+                let d = y[start + k] - y0
+                s1 += d
+                ss1 += d * d
+                sx1 += Double(k) * d
+                k += 1
+            }
+            mean = y0 + s1 * inverse
+            m2 = ss1 - s1 * s1 * inverse
+            c = sx1 - Double(h - 1) / 2 * s1
         }
-        return max(0, syy - sxy * sxy / sxx) / Double(w)
     }
 
     /// The least-squares slope of y on x.

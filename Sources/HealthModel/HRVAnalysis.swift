@@ -31,7 +31,11 @@ public struct HRVAnalysis: Codable, Sendable, Hashable {
         var timed: [(times: [Double], intervalsMs: [Double])] = []
         for peaks in peakSegments where peaks.count >= 2 {
             let correction = RRArtifactCorrection(peaks: peaks, ticksPerSecond: ticksPerSecond)
-            for c in correction.classes { counts[c, default: 0] += 1 }
+            // Counted per class (a few passes over small values), not looked up in the dictionary per interval.
+            for c in RRArtifactClass.allCases {
+                let k = correction.classes.count { $0 == c }
+                if k > 0 { counts[c, default: 0] += k }
+            }
             intervals += peaks.count - 1
             corrected += correction.corrected
             let segment = correction.intervalsMs(ticksPerSecond: ticksPerSecond)

@@ -14,10 +14,9 @@ public struct HRVTimeDomain: Codable, Sendable, Hashable {
     /// Throws as `HRVMetrics(segments:)` does.
     public init(segments: [[Double]]) throws(HRVError) {
         metrics = try HRVMetrics(segments: segments)
-        let all = segments.flatMap { $0 }.sorted()
+        var all = segments.flatMap { $0 }
         meanNNMs = all.reduce(0, +) / Double(all.count)
-        let m = all.count / 2
-        medianNNMs = all.count % 2 == 1 ? all[m] : (all[m - 1] + all[m]) / 2
+        medianNNMs = Self.median(&all)
         var over20 = 0, differences = 0
         for s in segments where s.count >= 2 {
             for k in 1 ..< s.count {
@@ -26,6 +25,38 @@ public struct HRVTimeDomain: Codable, Sendable, Hashable {
             }
         }
         pnn20Percent = differences > 0 ? Double(over20) / Double(differences) * 100 : nil
+    }
+
+    /// The median of `values` (not empty; reordered): the middle value, or the mean of the middle two, found by
+    /// quickselect (three-way partitions around a median of three: ties end the search) instead of a sort.
+    static func median(_ values: inout [Double]) -> Double {
+        let n = values.count, k = (n - 1) / 2
+        var lo = 0, hi = n // the k-th smallest is in values[lo ..< hi]; those before are not larger, those after not smaller
+        var kth = 0.0
+        while true {
+            if hi - lo <= 16 {
+                values[lo ..< hi].sort()
+                kth = values[k]
+                break
+            }
+            let a = values[lo], b = values[(lo + hi) / 2], c = values[hi - 1]
+            let pivot = max(min(a, b), min(max(a, b), c))
+            let less = values[lo ..< hi].partition { $0 >= pivot }
+            let equal = values[less ..< hi].partition { $0 > pivot }
+            if k < less {
+                hi = less
+            } else if k < equal {
+                kth = pivot
+                break
+            } else {
+                lo = equal
+            }
+        }
+        guard n % 2 == 0 else { return kth }
+        // The next order statistic: the smallest of those after the k-th, none of which is smaller than it.
+        var next = Double.infinity
+        for v in values[(k + 1)...] where v < next { next = v }
+        return (kth + next) / 2
     }
 
     enum CodingKeys: String, CodingKey {

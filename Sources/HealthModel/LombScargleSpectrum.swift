@@ -9,7 +9,9 @@ import Foundation
 ///
 /// Evaluated directly at f_k = k · step (k = 1 … count), O(N · count): each sample's phasor e^{2πi f_k t} is advanced
 /// from one frequency to the next by one complex multiplication (a trigonometric recurrence: no sine or cosine in the
-/// loop), four samples at a time in SIMD lanes. Nothing is resampled.
+/// loop), four samples at a time in SIMD lanes. The sums at 2ωt that the floating mean needs are those at ωt of the
+/// bin at twice the frequency where there is one (the lower half of the bins), so only the upper half sums squared
+/// phasors. Nothing is resampled.
 struct LombScargleSpectrum: Sendable {
     /// f_k = k · step, k = 1 … count (Hz).
     var frequencies: [Double]
@@ -37,38 +39,51 @@ struct LombScargleSpectrum: Sendable {
         var re = rotationRe, im = rotationIm // the phasors at f_1
         let w = 1 / Double(n), pad = Double(padding)
         let scale = 0.5 * Double(n) * 2 * (last - first) / Double(n - 1)
+        // Per bin: Σy·cos, Σy·sin, Σcos, Σsin of ωt, and of 2ωt where 2f_k is past the last bin (below it, Σcos 2ωt
+        // and Σsin 2ωt at f_k are Σcos and Σsin at f_2k, summed anyway).
+        var sums = [Sums](repeating: Sums(), count: count)
         y.withUnsafeBufferPointer { y in
             rotationRe.withUnsafeBufferPointer { ra in
                 rotationIm.withUnsafeBufferPointer { rb in
                     re.withUnsafeMutableBufferPointer { re in
                         im.withUnsafeMutableBufferPointer { im in
-                            density.withUnsafeMutableBufferPointer { density in
-                                for k in 0 ..< count {
-                                    var yc = SIMD4<Double>.zero, ys = SIMD4<Double>.zero
-                                    var c = SIMD4<Double>.zero, s = SIMD4<Double>.zero
-                                    var c2 = SIMD4<Double>.zero, s2 = SIMD4<Double>.zero
-                                    for l in 0 ..< lanes {
-                                        let a = re[l], b = im[l], v = y[l]
-                                        yc += v * a
-                                        ys += v * b
-                                        c += a
-                                        s += b
+                            for k in 0 ..< count {
+                                let doubled = 2 * (k + 1) > count
+                                var yc = SIMD4<Double>.zero, ys = SIMD4<Double>.zero
+                                var c = SIMD4<Double>.zero, s = SIMD4<Double>.zero
+                                var c2 = SIMD4<Double>.zero, s2 = SIMD4<Double>.zero
+                                for l in 0 ..< lanes {
+                                    let a = re[l], b = im[l], v = y[l]
+                                    yc += v * a
+                                    ys += v * b
+                                    c += a
+                                    s += b
+                                    if doubled {
                                         c2 += a * a - b * b
                                         s2 += a * b
-                                        let rotA = ra[l], rotB = rb[l]
-                                        re[l] = a * rotA - b * rotB
-                                        im[l] = a * rotB + b * rotA
                                     }
-                                    density[k] = scale * Self.power(
-                                        ch: yc.sum() * w, sh: ys.sum() * w, c: (c.sum() - pad) * w, s: s.sum() * w,
-                                        c2: (c2.sum() - pad) * w, s2: 2 * s2.sum() * w)
+                                    let rotA = ra[l], rotB = rb[l]
+                                    re[l] = a * rotA - b * rotB
+                                    im[l] = a * rotB + b * rotA
                                 }
+                                sums[k] = Sums(yc: yc.sum() * w, ys: ys.sum() * w, c: (c.sum() - pad) * w, s: s.sum() * w,
+                                               c2: (c2.sum() - pad) * w, s2: 2 * s2.sum() * w)
                             }
                         }
                     }
                 }
             }
         }
+        for k in 0 ..< count {
+            let f2 = 2 * (k + 1) - 1 // the bin of 2f_k
+            let c2 = f2 < count ? sums[f2].c : sums[k].c2, s2 = f2 < count ? sums[f2].s : sums[k].s2
+            density[k] = scale * Self.power(ch: sums[k].yc, sh: sums[k].ys, c: sums[k].c, s: sums[k].s, c2: c2, s2: s2)
+        }
+    }
+
+    /// One bin's weighted sums (weights 1/N).
+    struct Sums {
+        var yc = 0.0, ys = 0.0, c = 0.0, s = 0.0, c2 = 0.0, s2 = 0.0
     }
 
     /// YC²/CC + YS²/SS of astropy's `lombscargle_fast` from the weighted sums (weights 1/N) of y·cos ωt, y·sin ωt,

@@ -19,31 +19,39 @@ struct QuadraticSpline: Sendable {
         t += [x[n - 1], x[n - 1], x[n - 1]]
         knots = t
         // Collocation: row i holds B_{l−2}, B_{l−1}, B_l at x_i (columns l − 2 … l), a band of width 5, stored flat:
-        // band[5i + c − i + 2].
+        // band[5i + c − i + 2]. The sites ascend, so each one's knot span is found by walking on from the one before
+        // (the span `span` would find).
         var band = [Double](repeating: 0, count: 5 * n)
-        for i in 0 ..< n {
-            let l = Self.span(t, x[i], n)
-            let b = Self.basis(t, x[i], l)
-            band[5 * i + l - 2 - i + 2] = b.0
-            band[5 * i + l - 1 - i + 2] = b.1
-            band[5 * i + l - i + 2] = b.2
-        }
-        // Gaussian elimination without pivoting: B-spline collocation matrices are totally positive (de Boor).
-        var rhs = y
-        for i in 0 ..< n {
-            let pivot = band[5 * i + 2]
-            for r in i + 1 ..< min(n, i + 3) {
-                let factor = band[5 * r + i - r + 2] / pivot
-                guard factor != 0 else { continue }
-                for c in i ..< min(n, i + 3) { band[5 * r + c - r + 2] -= factor * band[5 * i + c - i + 2] }
-                rhs[r] -= factor * rhs[i]
-            }
-        }
         var c = [Double](repeating: 0, count: n)
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            var s = rhs[i]
-            for col in i + 1 ..< min(n, i + 3) { s -= band[5 * i + col - i + 2] * c[col] }
-            c[i] = s / band[5 * i + 2]
+        var rhs = y
+        band.withUnsafeMutableBufferPointer { band in
+            var l = 2
+            for i in 0 ..< n {
+                while l + 1 < n && t[l + 1] <= x[i] { l += 1 }
+                let b = Self.basis(t, x[i], l)
+                band[5 * i + l - 2 - i + 2] = b.0
+                band[5 * i + l - 1 - i + 2] = b.1
+                band[5 * i + l - i + 2] = b.2
+            }
+            // Gaussian elimination without pivoting: B-spline collocation matrices are totally positive (de Boor).
+            rhs.withUnsafeMutableBufferPointer { rhs in
+                for i in 0 ..< n {
+                    let pivot = band[5 * i + 2]
+                    for r in i + 1 ..< min(n, i + 3) {
+                        let factor = band[5 * r + i - r + 2] / pivot
+                        guard factor != 0 else { continue }
+                        for col in i ..< min(n, i + 3) { band[5 * r + col - r + 2] -= factor * band[5 * i + col - i + 2] }
+                        rhs[r] -= factor * rhs[i]
+                    }
+                }
+                c.withUnsafeMutableBufferPointer { c in
+                    for i in stride(from: n - 1, through: 0, by: -1) {
+                        var s = rhs[i]
+                        for col in i + 1 ..< min(n, i + 3) { s -= band[5 * i + col - i + 2] * c[col] }
+                        c[i] = s / band[5 * i + 2]
+                    }
+                }
+            }
         }
         coefficients = c
     }

@@ -53,8 +53,19 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         var changed = 0
         var missed = pass.missed, ectopic = pass.ectopic, longShort = pass.longShort
         if !pass.extra.isEmpty {
-            let removed = Set(pass.extra)
-            peaks = peaks.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+            // The beats at the (distinct, sorted) extra indices are dropped: one walk, no hashing.
+            let removed = sortedUnique(pass.extra)
+            var out: [Int] = []
+            out.reserveCapacity(peaks.count)
+            var r = 0
+            for (k, p) in peaks.enumerated() {
+                if r < removed.count && removed[r] == k {
+                    r += 1
+                    continue
+                }
+                out.append(p)
+            }
+            peaks = out
             changed += removed.count
             missed = shift(missed, after: pass.extra, by: -1)
             ectopic = shift(ectopic, after: pass.extra, by: -1)
@@ -62,12 +73,16 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         }
         if !missed.isEmpty {
             let valid = missed.filter { $0 > 1 && $0 < peaks.count }
-            var inserted: [Int: Int] = [:]
-            for k in valid { inserted[k] = peaks[k - 1] + (peaks[k] - peaks[k - 1]) / 2 }
+            // A beat halfway before each (distinct) missed index k, from the times before any insertion.
+            let at = sortedUnique(valid)
             var out: [Int] = []
-            out.reserveCapacity(peaks.count + valid.count)
+            out.reserveCapacity(peaks.count + at.count)
+            var a = 0
             for (k, p) in peaks.enumerated() {
-                if let added = inserted[k] { out.append(added) }
+                if a < at.count && at[a] == k {
+                    out.append(peaks[k - 1] + (peaks[k] - peaks[k - 1]) / 2)
+                    a += 1
+                }
                 out.append(p)
             }
             peaks = out
@@ -87,8 +102,16 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         guard !valid.isEmpty else { return 0 }
         let moved = valid.map { peaks[$0 - 1] + (peaks[$0 + 1] - peaks[$0 - 1]) / 2 }
         for (k, p) in zip(valid, moved) { peaks[k] = p }
-        peaks.sort()
+        if peaks.indices.dropFirst().contains(where: { peaks[$0] < peaks[$0 - 1] }) { peaks.sort() }
         return valid.count
+    }
+
+    /// The distinct values of `indices`, ascending.
+    static func sortedUnique(_ indices: [Int]) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(indices.count)
+        for k in indices.sorted() where out.last != k { out.append(k) }
+        return out
     }
 
     /// NeuroKit2's `_update_indices`: for every source s, each index u > s moves by `delta`; sorted, unique.
@@ -96,6 +119,6 @@ public struct RRArtifactCorrection: Sendable, Hashable {
         guard !indices.isEmpty else { return indices }
         var u = indices
         for s in sources { u = u.map { $0 > s ? $0 + delta : $0 } }
-        return Array(Set(u)).sorted()
+        return sortedUnique(u)
     }
 }

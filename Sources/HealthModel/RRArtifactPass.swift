@@ -34,57 +34,53 @@ struct RRArtifactPass: Sendable {
         drrs[0] = Self.mean(drrs[1...])
         let match = previous.map { RRArtifactWindows.match(peaks, to: $0.peaks) }
         let half = Self.thresholdWindow / 2, medianHalf = Self.medianWindow / 2
-        let rawDrrs = drrs
         let th1 = if let previous, let match {
             RRArtifactWindows.update(
                 drrs, old: previous.drrs, oldResult: previous.th1, match: match,
                 before: half, after: Self.thresholdWindow - 1 - half, compute: Self.threshold)
         } else { Self.threshold(drrs) }
-        for i in 0 ..< n { drrs[i] = th1[i] != 0 ? drrs[i] / th1[i] : .nan }
-        // The subspaces S12 and S22 over dRR padded by reflection (numpy's "reflect": no edge repeat).
-        let pad = { (k: Int) -> Double in drrs[Self.reflect(k, n)] }
-        var s12 = [Double](repeating: 0, count: n), s22 = [Double](repeating: 0, count: n)
-        for d in 0 ..< n {
-            if drrs[d] > 0 { s12[d] = Self.npMax(pad(d - 1), pad(d + 1)) }
-            else if drrs[d] < 0 { s12[d] = Self.npMin(pad(d - 1), pad(d + 1)) }
-            if drrs[d] >= 0 { s22[d] = Self.npMin(pad(d + 1), pad(d + 2)) }
-            else if drrs[d] < 0 { s22[d] = Self.npMax(pad(d + 1), pad(d + 2)) }
-        }
         let median = { (x: [Double]) in RollingQuantile.centred(x, width: Self.medianWindow, quantiles: [0.5])[0] }
         let medrr = if let previous, let match {
             RRArtifactWindows.update(
                 rr, old: previous.rr, oldResult: previous.medrr, match: match,
                 before: medianHalf, after: Self.medianWindow - 1 - medianHalf, compute: median)
         } else { median(rr) }
-        var mrrs = (0 ..< n).map { rr[$0] - medrr[$0] }
-        for i in 0 ..< n where mrrs[i] < 0 { mrrs[i] *= 2 }
+        var mrrs = [Double](repeating: 0, count: n)
+        for i in 0 ..< n {
+            let d = rr[i] - medrr[i]
+            mrrs[i] = d < 0 ? d * 2 : d
+        }
         let th2 = if let previous, let match {
             RRArtifactWindows.update(
                 mrrs, old: previous.mrrs, oldResult: previous.th2, match: match,
                 before: half, after: Self.thresholdWindow - 1 - half, compute: Self.threshold)
         } else { Self.threshold(mrrs) }
-        windows = RRArtifactWindows(peaks: peaks, rr: rr, medrr: medrr, drrs: rawDrrs, th1: th1, mrrs: mrrs, th2: th2)
-        for i in 0 ..< n { mrrs[i] = th2[i] != 0 ? mrrs[i] / th2[i] : .nan }
+        windows = RRArtifactWindows(peaks: peaks, rr: rr, medrr: medrr, drrs: drrs, th1: th1, mrrs: mrrs, th2: th2)
+        let scaled = Scaled(drrs: drrs, th1: th1, mrrs: mrrs, th2: th2)
 
-        // The decision flow of Lipponen & Tarvainen's Figure 1, with NeuroKit2's index stepping.
+        // The decision flow of Lipponen & Tarvainen's Figure 1, with NeuroKit2's index stepping; the scaled dRR and
+        // mRR and the subspaces S12 and S22 are computed where the flow reads them.
         var i = 0
         while i < n - 2 {
-            if abs(drrs[i]) <= 1 { i += 1; continue }
-            let eq1 = drrs[i] > 1 && s12[i] < -Self.c1 * drrs[i] - Self.c2
-            let eq2 = drrs[i] < -1 && s12[i] > -Self.c1 * drrs[i] + Self.c2
+            let di = scaled.drrs(i)
+            if abs(di) <= 1 { i += 1; continue }
+            let s12 = scaled.s12(i)
+            let eq1 = di > 1 && s12 < -Self.c1 * di - Self.c2
+            let eq2 = di < -1 && s12 > -Self.c1 * di + Self.c2
             if eq1 || eq2 {
                 ectopic.append(i)
                 classes[i] = .ectopic
                 i += 1
                 continue
             }
-            if !(abs(drrs[i]) > 1 || abs(mrrs[i]) > 3) { i += 1; continue }
+            if !(abs(di) > 1 || abs(scaled.mrrs(i)) > 3) { i += 1; continue }
             var candidates = [i]
-            if abs(drrs[i + 1]) < abs(drrs[i + 2]) { candidates.append(i + 1) }
+            if abs(scaled.drrs(i + 1)) < abs(scaled.drrs(i + 2)) { candidates.append(i + 1) }
             for j in candidates {
-                let eq3 = drrs[j] > 1 && s22[j] < -1
-                let eq4 = abs(mrrs[j]) > 3
-                let eq5 = drrs[j] < -1 && s22[j] > 1
+                let dj = scaled.drrs(j), mj = scaled.mrrs(j), s22 = scaled.s22(j)
+                let eq3 = dj > 1 && s22 < -1
+                let eq4 = abs(mj) > 3
+                let eq5 = dj < -1 && s22 > 1
                 i += 1
                 guard eq3 || eq4 || eq5 else { continue }
                 let eq6 = abs(rr[j] / 2 - medrr[j]) < th2[j]
@@ -97,16 +93,48 @@ struct RRArtifactPass: Sendable {
                     classes[j] = .missed
                 } else {
                     longShort.append(j)
-                    classes[j] = eq3 ? .long : eq5 ? .short : (mrrs[j] > 0 ? .long : .short)
+                    classes[j] = eq3 ? .long : eq5 ? .short : (mj > 0 ? .long : .short)
                 }
             }
         }
     }
 
+    /// dRR and mRR scaled by their thresholds (NaN where a threshold is 0), and the subspaces S12 and S22 over the
+    /// scaled dRR padded by reflection (numpy's "reflect": no edge repeat), each value computed when read.
+    struct Scaled {
+        let raw: [Double], th1: [Double], rawM: [Double], th2: [Double]
+
+        init(drrs: [Double], th1: [Double], mrrs: [Double], th2: [Double]) {
+            raw = drrs
+            self.th1 = th1
+            rawM = mrrs
+            self.th2 = th2
+        }
+
+        @inline(__always) func drrs(_ i: Int) -> Double { th1[i] != 0 ? raw[i] / th1[i] : .nan }
+        @inline(__always) func mrrs(_ i: Int) -> Double { th2[i] != 0 ? rawM[i] / th2[i] : .nan }
+        @inline(__always) func pad(_ k: Int) -> Double { drrs(RRArtifactPass.reflect(k, raw.count)) }
+
+        func s12(_ d: Int) -> Double {
+            let v = drrs(d)
+            if v > 0 { return RRArtifactPass.npMax(pad(d - 1), pad(d + 1)) }
+            if v < 0 { return RRArtifactPass.npMin(pad(d - 1), pad(d + 1)) }
+            return 0
+        }
+
+        func s22(_ d: Int) -> Double {
+            let v = drrs(d)
+            if v >= 0 { return RRArtifactPass.npMin(pad(d + 1), pad(d + 2)) }
+            if v < 0 { return RRArtifactPass.npMax(pad(d + 1), pad(d + 2)) }
+            return 0
+        }
+    }
+
     /// α × (Q3 − Q1) / 2 of |x| over the centred 91-beat window (NeuroKit2's `_compute_threshold`).
     static func threshold(_ x: [Double]) -> [Double] {
-        let q = RollingQuantile.centred(x.map { abs($0) }, width: thresholdWindow, quantiles: [0.25, 0.75])
-        return (0 ..< x.count).map { alpha * ((q[1][$0] - q[0][$0]) / 2) }
+        RollingQuantile.centred(x.map { abs($0) }, width: thresholdWindow, quantiles: 0.25, 0.75) { q1, q3 in
+            alpha * ((q3 - q1) / 2)
+        }
     }
 
     static func mean(_ x: ArraySlice<Double>) -> Double {

@@ -56,21 +56,33 @@ struct RRArtifactWindows: Sendable {
             if !bad, i + 1 < n, match[i + 1] != m + 1 { bad = true }
             badBefore[i + 1] = badBefore[i] + (bad ? 1 : 0)
         }
-        var out = [Double](repeating: 0, count: n)
+        // The stretches to recompute; when their slices (each with its windows' values on both sides) hold as
+        // many values as the series, one computation of the whole costs less.
+        var stretches: [Range<Int>] = []
+        var sliced = 0
         var i = 0
         while i < n {
-            if !dirty(i, n, before, after, badBefore) {
-                out[i] = oldResult[match[i]]
+            guard dirty(i, n, before, after, badBefore) else {
                 i += 1
                 continue
             }
             var end = i + 1
             while end < n && dirty(end, n, before, after, badBefore) { end += 1 }
-            let lo = max(0, i - before), hi = min(n, end + after)
-            let part = compute(Array(values[lo ..< hi]))
-            for k in i ..< end { out[k] = part[k - lo] }
+            stretches.append(i ..< end)
+            sliced += min(n, end + after) - max(0, i - before)
             i = end
         }
+        if sliced >= n { return compute(values) }
+        var out = [Double](repeating: 0, count: n)
+        var next = 0 // the first index not yet written
+        for stretch in stretches {
+            for k in next ..< stretch.lowerBound { out[k] = oldResult[match[k]] }
+            let lo = max(0, stretch.lowerBound - before), hi = min(n, stretch.upperBound + after)
+            let part = compute(Array(values[lo ..< hi]))
+            for k in stretch { out[k] = part[k - lo] }
+            next = stretch.upperBound
+        }
+        for k in next ..< n { out[k] = oldResult[match[k]] }
         return out
     }
 

@@ -78,7 +78,26 @@ struct RealDFT: Sendable {
                             j |= bit
                             if i < j { re.swapAt(i, j); im.swapAt(i, j) }
                         }
+                        // The first two stages together, as radix-4 butterflies: their twiddles are 1 and −i.
                         var size = 2
+                        if n >= 4 {
+                            for a in Swift.stride(from: 0, to: n, by: 4) {
+                                let r0 = re[a] + re[a + 1], i0 = im[a] + im[a + 1]
+                                let r1 = re[a] - re[a + 1], i1 = im[a] - im[a + 1]
+                                let r2 = re[a + 2] + re[a + 3], i2 = im[a + 2] + im[a + 3]
+                                let r3 = re[a + 2] - re[a + 3], i3 = im[a + 2] - im[a + 3]
+                                re[a] = r0 + r2
+                                im[a] = i0 + i2
+                                re[a + 2] = r0 - r2
+                                im[a + 2] = i0 - i2
+                                // (r3 + i·i3) · (−i) = i3 − i·r3
+                                re[a + 1] = r1 + i3
+                                im[a + 1] = i1 - r3
+                                re[a + 3] = r1 - i3
+                                im[a + 3] = i1 + r3
+                            }
+                            size = 8
+                        }
                         while size <= n {
                             let half = size / 2, stride = n / size
                             for start in Swift.stride(from: 0, to: n, by: size) {

@@ -52,4 +52,20 @@ import Testing
         #expect(close(t.pnn20Percent, 200.0 / 3))
         #expect(try HRVTimeDomain(segments: [[800, 900]]).medianNNMs == 850)
     }
+
+    /// The median NN by selection is the sorted series' middle (or the mean of its middle two), bit for bit: odd and
+    /// even counts, many ties (intervals on the 1/1024 s grid), sorted and reversed input, split into segments.
+    @Test func medianNNIsTheSortedMiddle() throws {
+        var g = SplitMix64(seed: 41)
+        for count in [2, 3, 16, 17, 18, 100, 1001, 5000] {
+            let tied = (0 ..< count).map { _ in Double(Int.random(in: 700 ... 720, using: &g)) * 1000 / 1024 }
+            let spread = (0 ..< count).map { _ in Double.random(in: 400 ... 1400, using: &g) }
+            for x in [tied, spread, tied.sorted(), spread.sorted(by: >)] {
+                let sorted = x.sorted(), m = count / 2
+                let expected = count % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2
+                let halves = [Array(x.prefix(count / 3)), Array(x.dropFirst(count / 3))].filter { !$0.isEmpty }
+                #expect(try HRVTimeDomain(segments: halves).medianNNMs == expected, "\(count)")
+            }
+        }
+    }
 }
