@@ -68,7 +68,10 @@ struct BeatTimeline: Sendable {
                          heldPreviousSends: [Double?] = [], settings: IngestSettings) -> TimelineResult {
         var result = TimelineResult()
         result.beats.reserveCapacity(rr.count + 1)  // an implied predecessor and the RR values' beats
-        lateStretch = lateStretch?.counted()
+        if var stretch = lateStretch {
+            stretch.notifications += 1
+            lateStretch = stretch.notifications > LateStretch.span ? nil : stretch
+        }
         let plausible = rr.map { Self.isPlausible($0, settings: settings) }
         var remaining = zip(rr, plausible).reduce(0) { $0 + ($1.1 ? Int($1.0) : 0) }
         guard remaining > 0 else {
@@ -95,12 +98,11 @@ struct BeatTimeline: Sendable {
                 keepsHolding = true
             } else {
                 decided = true
-                // A full hold that passed: a later check may still decide it (`LateStretch`; one more place of it).
+                // A full hold that passed: a later check may still decide it (`LateStretch`).
                 let full = held.count >= Self.maxHeld && slot != nil && bounds?.holdsBack != true
-                lateStretch = if full, let first = held.first, let beat = held.lazy.flatMap(\.beats).first {
-                    LateStretch(LossCandidate(firstTicks: beat.ticks, slot: first.slot, reason: first.suspect ?? .chainBehind),
-                                extending: first.suspect == nil ? lateStretch : nil)
-                } else { nil }
+                if full, let first = held.first, let beat = held.lazy.flatMap(\.beats).first {
+                    lateStretch = LateStretch(firstTicks: beat.ticks, reason: first.suspect ?? .chainBehind)
+                }
                 result.beats = releaseHeld()
             }
         }
@@ -110,11 +112,11 @@ struct BeatTimeline: Sendable {
             decided = true
             if let suspect = bounds.suspect {
                 breakChain(suspect)
-            } else if let stretch = lateStretch, let position, let now = ticks(at: arrival), now - remaining > position {
-                // Behind since a place of the stretch (or, after a notification without RR, since it: `deciding`):
-                // the stored stretch moves, this notification follows it.
-                result.correction = LateCorrection(candidates: stretch.candidates, shift: now - remaining - position,
-                                                   deciding: bounds.mayHaveLost ? slot : nil)
+            } else if let stretch = lateStretch, !bounds.mayHaveLost, let position, let now = ticks(at: arrival),
+                      now - remaining > position {
+                // Behind since the stretch's suspect slot: the stored stretch moves, this notification follows it.
+                result.correction = LateCorrection(firstTicks: stretch.firstTicks, shift: now - remaining - position,
+                                                   reason: stretch.reason)
                 self.position = now - remaining
                 lastEmitted = lastEmitted.map { $0 + now - remaining - position }
                 lateStretch = nil
@@ -163,8 +165,6 @@ struct BeatTimeline: Sendable {
                                      beats: result.beats)]
             result.beats = []
         }
-        // An open stretch outlives a notification without RR at a slow heart rate only through the hold after it.
-        if bounds?.mayHaveLost == true, held.isEmpty { lateStretch = nil }
         return result
     }
 

@@ -95,8 +95,6 @@ extension DeviceSession {
 
     /// Stores the beats held back for confirmation as they are: what came next cannot decide, or the series ends.
     mutating func releaseHeld(at now: Double, effects: inout SessionEffects) {
-        // A hold after a notification without RR inside an open stretch that does not pass in full ends the stretch.
-        if timeline.isHolding { timeline.closeLateStretch() }
         let beats = timeline.releaseHeld()
         if !beats.isEmpty { store(beats, at: now, effects: &effects) }
     }
@@ -114,7 +112,7 @@ extension DeviceSession {
            model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
             breakChain(model.certainLossReason, at: now, effects: &effects)
         }
-        if model.maySuspect && !model.onlyMayHaveLost { timeline.closeLateStretch() }
+        if model.maySuspect { timeline.closeLateStretch() }
         let heldSends = settings.quietLossDetection
             ? timeline.heldSlots.map { slot in
                 slot.flatMap { model.previousSend(before: $0, afterSuspect: timeline.heldAfterSuspect) }
@@ -122,49 +120,25 @@ extension DeviceSession {
         let result = timeline.ingest(rr, arrival: now, bounds: settings.quietLossDetection ? model.bounds : nil,
                                      slot: settings.quietLossDetection ? model.slot : nil, heldPreviousSends: heldSends,
                                      settings: settings)
-        // The chain time of this notification's first beat: its end less the RR after that beat.
-        let firstPlausible = rr.first { BeatTimeline.isPlausible($0, settings: settings) }.map(Int.init) ?? 0
-        let afterFirst = result.implausible > 0 ? 0 : rr.reduce(0) { $0 + Int($1) } - firstPlausible
+        if result.anchored { model.forgetOffset() }
         var beats = result.beats
         if let correction = result.correction {
-            // Decided late: the stored stretch is corrected at the place that lost the beats (the stretch's suspect
-            // slot, or a notification without RR at a slow heart rate since); live watchers got it already, so they
-            // see this notification's first beat flagged (the interval to their last beat is not the RR).
-            if let place = lossPlace(correction, afterFirst: afterFirst),
-               series.correctBeats(fromTicks: place.firstTicks, shift: correction.shift) {
-                counters.gapsByRule[place.reason.rawValue, default: 0] += 1
+            // Decided late: the stored stretch is corrected; live watchers got it already, so they see this
+            // notification's first beat flagged (the interval to their last beat is not the RR).
+            if series.correctBeats(fromTicks: correction.firstTicks, shift: correction.shift) {
+                counters.gapsByRule[correction.reason.rawValue, default: 0] += 1
                 logger.debug("loss decided late; stored beats corrected", metadata: ["shift": "\(correction.shift)"])
             } else if !beats.isEmpty {
                 beats[0].gap = .chainBehind
             }
         }
-        if result.anchored { model.forgetOffset() }
-        if let end = timeline.positionSeconds {
-            model.chainEnded(at: end, first: end - Double(afterFirst) / BeatTimeline.ticksPerSecond)
-        }
+        if let end = timeline.positionSeconds { model.chainEnded(at: end) }
         counters.droppedRR += result.implausible
         counters.droppedBeatsOutOfOrder += result.overlapping
         if result.implausible > 0 {
             logger.debug("implausible RR dropped", metadata: ["count": "\(result.implausible)"])
         }
         store(beats, at: now, liveGapFirst: result.correction != nil, effects: &effects)
-    }
-
-    /// The place a late decision corrects in the store: its only candidate, the one `LossPlacement` finds (this
-    /// notification, whose RR follow `afterFirst` ticks after its first beat, deciding on the chain as placed
-    /// before), or the latest when it cannot tell (as before the evaluation: the last place that could have lost the
-    /// beats); nil for the notification without RR just before this one (this one's first beat is flagged).
-    private func lossPlace(_ correction: LateCorrection, afterFirst: Int) -> LossCandidate? {
-        var candidates = correction.candidates
-        if let deciding = correction.deciding {
-            candidates.append(LossCandidate(firstTicks: Int.max, slot: deciding, reason: .chainBehind))
-        }
-        guard candidates.count > 1, let end = timeline.positionSeconds else { return candidates.first }
-        let last = end - Double(correction.shift) / BeatTimeline.ticksPerSecond
-        let first = last - Double(afterFirst) / BeatTimeline.ticksPerSecond
-        let index = model.lossPlace(candidates, first: first, last: last, tolerance: settings.sendTimeTolerance)
-        let place = candidates[index ?? candidates.count - 1]
-        return place.firstTicks == Int.max ? nil : place
     }
 
     /// Adds beats to the open series and reports them live; `liveGapFirst`: the first is reported flagged to live

@@ -43,8 +43,8 @@ struct TimelineModel: Sendable {
     static let perBeatTolerance = 0.08
 
     private(set) var cadence = NotificationCadence()
-    /// (slot, chain end, chain time of the first beat) of recent notifications with RR since the chain was anchored.
-    private(set) var samples: [(slot: Int, chainEnd: Double, first: Double)] = []
+    /// (slot, chain end) of recent notifications with RR.
+    private var samples: [(slot: Int, chainEnd: Double)] = []
     /// The current notification's slot on the grid; nil while unlocked.
     private(set) var slot: Int?
     /// The slot of the last notification whose RR values ended the chain.
@@ -133,10 +133,6 @@ struct TimelineModel: Sendable {
     /// notification without RR), or the grid is unlocked and could not tell.
     var maySuspect: Bool { slot == nil || suspect != nil || mayHaveLost }
 
-    /// Whether only a notification without RR at a slow heart rate may have lost beats since the last notification
-    /// with RR: an open late stretch stays open through it, as one more candidate place (`LateStretch`).
-    var onlyMayHaveLost: Bool { slot != nil && suspect == nil && mayHaveLost }
-
     /// The rule a certain loss is flagged with: a skipped slot, else a notification without RR.
     var certainLossReason: GapReason { suspect ?? .missingRR }
 
@@ -176,28 +172,14 @@ struct TimelineModel: Sendable {
         cadence.isTrusted && (sender == .cadence || spacingMismatch)
     }
 
-    /// Which of a late decision's candidate places lost the beats (`LossPlacement`), the current notification
-    /// deciding with its first and last beat at `first` and `last` on the chain as placed before the decision; nil
-    /// when it cannot tell. The notes within K's span of it (the prior's 64 slots, the fitted period's 16).
-    func lossPlace(_ candidates: [LossCandidate], first: Double, last: Double, tolerance: Double) -> Int? {
-        guard let slot, mayDecide else { return nil }
-        let span = cadence.onPrior ? Self.priorSampleSpan : Self.sampleSpan
-        let notes = samples.filter { $0.slot >= slot - span && $0.slot < slot }.map {
-            LossPlacement.Note(slot: $0.slot, first: $0.first, last: $0.chainEnd)
-        }
-        let placement = LossPlacement(notes: notes + [LossPlacement.Note(slot: slot, first: first, last: last)],
-                                      tolerance: tolerance)
-        return placement.place(candidates.map(\.slot)) { cadence.sendTime(slot: $0) }
-    }
-
-    /// The current notification's RR values ended the chain at `chainEnd`, its first beat at `first`.
-    mutating func chainEnded(at chainEnd: Double, first: Double) {
+    /// The current notification's RR values ended the chain at `chainEnd`.
+    mutating func chainEnded(at chainEnd: Double) {
         suspect = nil
         mayHaveLost = false
         guard let slot else { return }
         lastRRSlot = slot
         lastRRArrival = arrivalTime
-        samples.append((slot, chainEnd, first))
+        samples.append((slot, chainEnd))
         samples.removeAll { $0.slot < slot - Self.priorSampleSpan }
     }
 
