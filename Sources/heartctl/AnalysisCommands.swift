@@ -22,61 +22,62 @@ struct HRV: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let result: JSONValue
-            if let rrFile {
-                result = try HRV.fromFile(rrFile)
-            } else {
-                let params = HRVCall.Params(HRVCall.Options(uuid: uuid), range: filter.scope(range))
-                result = try await global.transport().json(HRVCall.self, params)
-            }
-            if global.json || rrFile != nil { return printJSON(result) }
-            var table = Table("BEATS", "SDNN ms", "RMSSD ms", "pNN50 %", "MEAN HR")
-            table.add([result["count"]?.cell ?? "-", result["sdnn_ms"]?.cell ?? "-", result["rmssd_ms"]?.cell ?? "-",
-                       result["pnn50_pct"]?.cell ?? "-", result["mean_hr_bpm"]?.cell ?? "-"])
-            print(table.render())
-            if let analysis = result["analysis"] { print(HRV.render(analysis)) }
+            if let rrFile { return printJSON(JSONBridge.value(try HRV.fromFile(rrFile))) }
+            let params = HRVCall.Params(HRVCall.Options(uuid: uuid), range: filter.scope(range))
+            let transport = try global.transport()
+            if global.json { return printJSON(try await transport.json(HRVCall.self, params)) }
+            // The typed answer (with --db the store's, never a JSON tree), printed alike from the socket and the store.
+            print(HRV.text(try await transport.call(HRVCall.self, params)))
         }
     }
 
-    /// The artifact summary and the corrected measures of an `analysis` object as text.
-    static func render(_ a: JSONValue) -> String {
-        let artifacts = a["artifacts"], time = a["time"], poincare = a["poincare"]
-        let classes = ["ectopic", "long", "short", "missed", "extra"].map { "\($0) \(artifacts?["classes"]?[$0]?.cell ?? "0")" }
-        var lines = ["ARTIFACTS  \(artifacts?["intervals"]?.cell ?? "-") intervals, \(artifacts?["corrected"]?.cell ?? "-") corrected "
-            + "(\(fixed(artifacts?["corrected_pct"], 2)) %): " + classes.joined(separator: ", ")]
-        if let warning = artifacts?["warning"], warning != .null { lines.append("WARNING    \(warning.cell)") }
+    /// The recorded RR chain's measures as a table, then the analysis (`render`) when there is one.
+    static func text(_ r: HRVCall.Result) -> String {
+        var table = Table("BEATS", "SDNN ms", "RMSSD ms", "pNN50 %", "MEAN HR")
+        table.add([String(r.count), Table.number(r.sdnnMs), Table.number(r.rmssdMs), Table.number(r.pnn50Percent),
+                   Table.number(r.meanHeartRateBpm)])
+        return [table.render(), r.analysis.map(render)].compactMap { $0 }.joined(separator: "\n")
+    }
+
+    /// The artifact classes the summary line names, in its order.
+    static let artifactClasses: [RRArtifactClass] = [.ectopic, .long, .short, .missed, .extra]
+
+    /// The artifact summary and the corrected measures of an analysis as text.
+    static func render(_ a: HRVAnalysis) -> String {
+        let artifacts = a.artifacts, time = a.time, poincare = a.poincare
+        let classes = artifactClasses.map { "\($0.rawValue) \(artifacts.classes[$0.rawValue] ?? 0)" }
+        var lines = ["ARTIFACTS  \(artifacts.intervals) intervals, \(artifacts.corrected) corrected "
+            + "(\(fixed(artifacts.correctedPercent, 2)) %): " + classes.joined(separator: ", ")]
+        if let warning = artifacts.warning { lines.append("WARNING    \(warning)") }
         var table = Table("CORRECTED", "MEAN NN", "MEDIAN NN", "SDNN ms", "RMSSD ms", "pNN50 %", "pNN20 %", "SD1 ms", "SD2 ms",
                           "SD1/SD2", "DFA a1", "DFA a2")
-        table.add([time?["count"]?.cell ?? "-", time?["mean_nn_ms"]?.cell ?? "-", time?["median_nn_ms"]?.cell ?? "-",
-                   time?["sdnn_ms"]?.cell ?? "-", time?["rmssd_ms"]?.cell ?? "-", time?["pnn50_pct"]?.cell ?? "-",
-                   time?["pnn20_pct"]?.cell ?? "-", poincare?["sd1_ms"]?.cell ?? "-", poincare?["sd2_ms"]?.cell ?? "-",
-                   fixed(poincare?["sd1_sd2"], 3), fixed(a["dfa_alpha1"], 3), fixed(a["dfa_alpha2"], 3)])
+        table.add([String(time.metrics.count), Table.number(time.meanNNMs), Table.number(time.medianNNMs),
+                   Table.number(time.metrics.sdnnMs), Table.number(time.metrics.rmssdMs), Table.number(time.metrics.pnn50Percent),
+                   Table.number(time.pnn20Percent), Table.number(poincare?.sd1Ms), Table.number(poincare?.sd2Ms),
+                   fixed(poincare?.sd1sd2Ratio, 3), fixed(a.dfaAlpha1, 3), fixed(a.dfaAlpha2, 3)])
         lines.append(table.render())
-        let spectra = [("welch 4 Hz", a["frequency"]), ("lomb-scargle", a["lomb_scargle"])].compactMap { name, f in
-            f.flatMap { $0 == .null ? nil : (name, $0) }
-        }
+        let spectra = [("welch 4 Hz", a.frequency), ("lomb-scargle", a.lombScargle)].compactMap { name, f in f.map { (name, $0) } }
         if !spectra.isEmpty {
             var spectrum = Table("FREQUENCY", "VLF ms2", "LF ms2", "HF ms2", "LF %", "HF %", "LF nu", "HF nu", "LF/HF",
                                  "LF peak Hz", "HF peak Hz")
             for (name, f) in spectra {
-                spectrum.add([name, f["vlf_ms2"]?.cell ?? "-", f["lf_ms2"]?.cell ?? "-", f["hf_ms2"]?.cell ?? "-",
-                              f["lf_pct"]?.cell ?? "-", f["hf_pct"]?.cell ?? "-", f["lf_nu"]?.cell ?? "-", f["hf_nu"]?.cell ?? "-",
-                              fixed(f["lf_hf"], 3), fixed(f["lf_peak_hz"], 4), fixed(f["hf_peak_hz"], 4)])
+                spectrum.add([name, Table.number(f.vlfMs2), Table.number(f.lfMs2), Table.number(f.hfMs2), Table.number(f.lfPercent),
+                              Table.number(f.hfPercent), Table.number(f.lfNu), Table.number(f.hfNu), fixed(f.lfHfRatio, 3),
+                              fixed(f.lfPeakHz, 4), fixed(f.hfPeakHz, 4)])
             }
             lines.append(spectrum.render())
         }
         return lines.joined(separator: "\n")
     }
 
-    static func fixed(_ v: JSONValue?, _ digits: Int) -> String {
-        switch v {
-        case .double(let d)?: String(format: "%.\(digits)f", d)
-        case .int(let i)?: String(i)
-        default: "-"
-        }
+    /// `value` to `digits` decimals; a whole number as an integer (as the wire carries it), none or not finite as `-`.
+    static func fixed(_ value: Double?, _ digits: Int) -> String {
+        guard let value, value.isFinite else { return "-" }
+        if let whole = Int(exactly: value) { return String(whole) }
+        return String(format: "%.\(digits)f", value)
     }
 
-    static func fromFile(_ path: String) throws -> JSONValue {
+    static func fromFile(_ path: String) throws -> HRVCall.Result {
         guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(.failed, "cannot read \(path)") }
         var rr: [Double] = []
         for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -86,7 +87,7 @@ struct HRV: AsyncParsableCommand {
             rr.append(v)
         }
         do {
-            return JSONBridge.value(HRVCall.Result(try HRVMetrics(rrIntervalsMs: rr), analysis: try HRVAnalysis(rrIntervalsMs: rr)))
+            return HRVCall.Result(try HRVMetrics(rrIntervalsMs: rr), analysis: try HRVAnalysis(rrIntervalsMs: rr))
         } catch {
             throw CLIError(.failed, "\(path): \(error)")
         }

@@ -110,16 +110,21 @@ struct Devices: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().json(DevicesCall.self, NoParams())
-            if global.json { return printJSON(r) }
-            var table = Table("ADDRESS", "NAME", "MANUFACTURER", "MODEL", "FIRMWARE", "LAST SEEN")
-            for d in r["devices"]?.arrayValue ?? [] {
-                let i = d["info"]
-                table.add([d["address"]?.cell ?? "-", i?["name"]?.cell ?? "-", i?["manufacturer"]?.cell ?? "-",
-                           i?["model"]?.cell ?? "-", i?["firmwareVersion"]?.cell ?? "-", d["lastSeen"]?.cell ?? "-"])
-            }
-            print(table.rows.isEmpty ? "no devices" : table.render())
+            let transport = try global.transport()
+            if global.json { return printJSON(try await transport.json(DevicesCall.self, NoParams())) }
+            print(Self.text(try await transport.call(DevicesCall.self, NoParams())))
         }
+    }
+
+    /// The stored devices as a table, or "no devices".
+    static func text(_ r: DevicesCall.Result) -> String {
+        var table = Table("ADDRESS", "NAME", "MANUFACTURER", "MODEL", "FIRMWARE", "LAST SEEN")
+        for d in r.devices {
+            let i = d.info
+            table.add([d.address ?? "-", i.name ?? "-", i.manufacturer ?? "-", i.model ?? "-", i.firmwareVersion ?? "-",
+                       ExportDates.iso(d.lastSeen)])
+        }
+        return table.rows.isEmpty ? "no devices" : table.render()
     }
 }
 

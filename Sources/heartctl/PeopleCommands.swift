@@ -27,9 +27,9 @@ struct PeopleList: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().json(PeopleCall.self, NoParams())
-            if global.json { return printJSON(r) }
-            let people = try typedResult(PeopleCall.self, r).people
+            let transport = try global.transport()
+            if global.json { return printJSON(try await transport.json(PeopleCall.self, NoParams())) }
+            let people = try await transport.call(PeopleCall.self, NoParams()).people
             var table = Table("UUID", "NAME", "HRMAX", "AGE", "WEIGHT", "RESTING", "STRAP")
             for p in people {
                 let hrmax = p.heartRateMaximum.map(String.init) ?? p.effectiveHeartRateMaximum.map { "~\($0)" } ?? "-"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Control
 import Foundation
+import HealthModel
 import HeartQueries
 
 /// `--from/--to/--device`, shared by the range commands. Dates: ISO 8601, a day (2026-11-22), unix seconds,
@@ -115,19 +116,20 @@ struct Beats: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             guard format == "json" || format == "csv" else { throw CLIError(.failed, "--format is json or csv") }
-            let r = try await global.transport().json(BeatsCall.self, UUIDParams(uuid: uuid))
-            let beats = r["beats"]?.arrayValue ?? []
+            let r = try await global.transport().call(BeatsCall.self, UUIDParams(uuid: uuid))
             if format == "json" || global.json {
-                printJSON(.array(beats.map { .object(["offset": $0.arrayValue?.first ?? .null, "precededByGap": $0.arrayValue?.last ?? .null]) }))
+                printJSON(.array(r.beats.map { .object(["offset": JSONBridge.value($0.offset), "precededByGap": .bool($0.precededByGap)]) }))
             } else {
-                var out = "offset_s,preceded_by_gap\n"
-                for b in beats {
-                    guard let pair = b.arrayValue, pair.count == 2 else { continue }
-                    out += "\(pair[0].doubleValue.map { String($0) } ?? ""),\(pair[1].boolValue ?? false)\n"
-                }
-                print(out, terminator: "")
+                print(Self.csv(r), terminator: "")
             }
         }
+    }
+
+    /// The beats as CSV: a header line, then one line per beat, each ending in a newline.
+    static func csv(_ r: BeatsCall.Result) -> String {
+        var out = "offset_s,preceded_by_gap\n"
+        for b in r.beats { out += "\(b.offset),\(b.precededByGap)\n" }
+        return out
     }
 }
 
@@ -151,29 +153,34 @@ struct Stats: AsyncParsableCommand {
                 guard let seconds = parseDuration(interval) else { throw CLIError(.failed, "--interval: use 90s, 15m, 1h, 1d or seconds") }
                 p.interval = seconds
             }
-            let r = try await global.transport().json(StatsCall.self, p)
-            if global.json { return printJSON(r) }
-            // With --by-device, a DEVICE column: the rows of all devices together, then each device's.
-            var sections: [(String, JSONValue)] = [("all", r)]
-            for d in r["devices"]?.arrayValue ?? [] {
-                sections.append(("\(d["device"]?.cell ?? "-")\(d["name"]?.stringValue.map { " (\($0))" } ?? "")", d))
-            }
-            let columns = ["START", "END", "COUNT", "AVERAGE", "MIN", "MAX", "MOST RECENT", "SUM"]
-            var table = Table(byDevice ? ["DEVICE"] + columns : columns)
-            for (device, section) in sections {
-                for s in section["buckets"]?.arrayValue ?? (section["statistics"].map { [$0] } ?? []) {
-                    let row = [s["start"]?.cell ?? "-", s["end"]?.cell ?? "-", s["count"]?.cell ?? "0",
-                               s["average"]?.cell ?? "-", s["minimum"]?.cell ?? "-", s["maximum"]?.cell ?? "-",
-                               s["mostRecent"]?.cell ?? "-", s["sum"]?.cell ?? "-"]
-                    table.add(byDevice ? [device] + row : row)
-                }
-            }
-            print("\(r["type"]?.cell ?? "") (\(r["unit"]?.cell ?? ""))")
-            print(table.render())
-            if let open = r["open_series"]?.intValue, open > 0 {
-                print("\(open) series still open (capturing now) are not included until they finish")
+            let transport = try global.transport()
+            if global.json { return printJSON(try await transport.json(StatsCall.self, p)) }
+            // The typed answer (with --db the store's, never a JSON tree), printed alike from the socket and the store.
+            print(Self.text(try await transport.call(StatsCall.self, p), byDevice: byDevice))
+        }
+    }
+
+    /// The statistics as a table under a `type (unit)` line; with `byDevice` a DEVICE column: the rows of all devices
+    /// together, then each device's. Then how many open series it left out, if any.
+    static func text(_ r: StatsCall.Result, byDevice: Bool) -> String {
+        var sections: [(String, QuantityStatistics?, [QuantityStatistics]?)] = [("all", r.statistics, r.buckets)]
+        for d in r.devices ?? [] {
+            sections.append(("\(d.device)\(d.name.map { " (\($0))" } ?? "")", d.statistics, d.buckets))
+        }
+        let columns = ["START", "END", "COUNT", "AVERAGE", "MIN", "MAX", "MOST RECENT", "SUM"]
+        var table = Table(byDevice ? ["DEVICE"] + columns : columns)
+        for (device, statistics, buckets) in sections {
+            for s in buckets ?? (statistics.map { [$0] } ?? []) {
+                let row = [ExportDates.iso(s.start), ExportDates.iso(s.end), String(s.count), Table.number(s.average),
+                           Table.number(s.minimum), Table.number(s.maximum), Table.number(s.mostRecent), Table.number(s.sum)]
+                table.add(byDevice ? [device] + row : row)
             }
         }
+        var lines = ["\(r.type) (\(r.unit))", table.render()]
+        if let open = r.openSeries, open > 0 {
+            lines.append("\(open) series still open (capturing now) are not included until they finish")
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

@@ -75,18 +75,23 @@ struct Sessions: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let r = try await global.transport().json(SessionsCall.self, SessionsCall.Params(
-                from: from.map(QueryDate.text), to: to.map(QueryDate.text), label: label, active: active, metadata: metadata.allowed))
-            if global.json { return printJSON(r) }
-            var table = Table("UUID", "LABEL", "START", "END", "BEATS", "AVG", "RMSSD", "DEVICES")
-            for s in r["sessions"]?.arrayValue ?? [] {
-                let st = s["statistics"]
-                let devices = (s["devices"]?.arrayValue ?? []).compactMap(\.stringValue)
-                table.add([s["uuid"]?.cell ?? "-", s["label"]?.cell ?? "-", s["start"]?.cell ?? "-",
-                           s["end"]?.cell ?? "active", st?["beats"]?.cell ?? "-", st?["heartRateAverage"]?.cell ?? "-",
-                           st?["rmssdMs"]?.cell ?? "-", devices.isEmpty ? "all" : devices.joined(separator: ",")])
-            }
-            print(table.rows.isEmpty ? "no sessions" : table.render())
+            let transport = try global.transport()
+            let params = SessionsCall.Params(from: from.map(QueryDate.text), to: to.map(QueryDate.text), label: label,
+                                             active: active, metadata: metadata.allowed)
+            if global.json { return printJSON(try await transport.json(SessionsCall.self, params)) }
+            print(Self.text(try await transport.call(SessionsCall.self, params)))
         }
+    }
+
+    /// The sessions as a table, or "no sessions".
+    static func text(_ r: SessionsCall.Result) -> String {
+        var table = Table("UUID", "LABEL", "START", "END", "BEATS", "AVG", "RMSSD", "DEVICES")
+        for s in r.sessions {
+            let st = s.statistics
+            table.add([s.uuid.uuidString, s.label ?? "-", ExportDates.iso(s.start), s.end.map(ExportDates.iso) ?? "active",
+                       st.map { String($0.beats) } ?? "-", Table.number(st?.heartRateAverage), Table.number(st?.rmssdMs),
+                       s.devices.isEmpty ? "all" : s.devices.joined(separator: ",")])
+        }
+        return table.rows.isEmpty ? "no sessions" : table.render()
     }
 }

@@ -100,12 +100,62 @@ struct StreamedReadTests {
                                                                               to: range["to"]?.stringValue.map(QueryDate.text)))
         var hourly = stats
         hourly.interval = 3600
-        for params in [stats, hourly] {
+        var byDevice = hourly
+        byDevice.byDevice = true
+        for params in [stats, hourly, byDevice] {
             let typed = try reader.answer(StatsCall.self, params)
             #expect(typed.buckets?.count == (params.interval == nil ? nil : 24))
             #expect(JSONBridge.value(typed) == (try reader.handle(.stats, JSONBridge.params(params))))
         }
         #expect(throws: ControlError.self) { try reader.answer(SeriesCall.self, SeriesCall.Params(cursor: "nope")) }
+    }
+
+    /// Every read `heartctl --db` prints a table of takes the typed answer, as the socket's client takes the one it
+    /// decodes, and hands it to the same printing function: the two must be one value. For each read method: the
+    /// typed answer encodes to the method's JSON, and that JSON decodes to it again (`show` and `changes`: the JSON).
+    @Test func everyReadsTypedAnswerIsWhatTheJSONDecodesTo() throws {
+        let dir = try TestDirectory("typed")
+        defer { dir.remove() }
+        // One hour of beats (a full HRV analysis in a debug build), a stopped and an active session, a person.
+        let path = dir.file("heart.db")
+        try LongStore.write(path, days: 1, hoursPerDay: 1)
+        let session = try LongStore.annotate(path)
+        let writer = try HeartDatabase(path: path)
+        try writer.startSession(Session(start: LongStore.t0.addingTimeInterval(3000)))
+        try writer.close()
+        let queries = StoreQueries(database: try HeartDatabase.openReadOnly(path: path))
+        let reader = OpenSeriesQueries.checkpointed(queries)
+        let day = RangeParams(from: .text(ExportDates.iso(LongStore.t0)),
+                              to: .text(ExportDates.iso(LongStore.t0.addingTimeInterval(86_400))))
+        let beats = try #require(try queries.database.heartbeatSeries(from: LongStore.t0, to: LongStore.t0.addingTimeInterval(3600)).first)
+
+        func check<C: ControlCall>(_ call: C.Type, _ params: C.Params) throws -> C.Result where C.Result: Equatable {
+            let typed = try reader.answer(call, params)
+            let json = try reader.handle(C.method, JSONBridge.params(params))
+            #expect(JSONBridge.value(typed) == json, "\(C.method.rawValue)")
+            #expect(try C.result(json) == typed, "\(C.method.rawValue)")
+            return typed
+        }
+        var stats = StatsCall.Params(StatsCall.Options(byDevice: true), range: day)
+        #expect(try check(StatsCall.self, stats).devices?.count == 1)
+        stats.interval = 900
+        #expect(try check(StatsCall.self, stats).buckets?.count == 96)
+        #expect(try check(HRVCall.self, HRVCall.Params(HRVCall.Options(), range: day)).analysis != nil)
+        let one = try check(HRVCall.self, HRVCall.Params(HRVCall.Options(uuid: beats.uuid.uuidString)))
+        #expect(one.count > 4_000 && one.analysis != nil)
+        #expect(try check(BeatsCall.self, UUIDParams(uuid: beats.uuid.uuidString)).beats.count == beats.beats.count)
+        #expect(try check(DevicesCall.self, NoParams()).devices.map(\.address) == [LongStore.address])
+        let sessions = try check(SessionsCall.self, SessionsCall.Params())
+        #expect(sessions.sessions.count == 2 && sessions.sessions.contains { $0.statistics?.analysis != nil })
+        #expect(try check(SessionShowCall.self, UUIDParams(uuid: session.uuid.uuidString)).label == "rest")
+        #expect(try check(PeopleCall.self, NoParams()).people.map(\.strap) == [LongStore.address])
+        #expect(try check(QuantitiesCall.self, QuantitiesCall.Params(QuantitiesCall.Options(), range: day)).points.count == 3600)
+        // Their summaries' ends are to the beat (sub-millisecond), the wire's to the millisecond: the JSON only.
+        let changes = ChangesCall.Params(limit: 5)
+        #expect(try reader.answer(ChangesCall.self, changes).added.count == 2)
+        #expect(JSONBridge.value(try reader.answer(ChangesCall.self, changes)) == (try reader.handle(.changes, JSONBridge.params(changes))))
+        let show = UUIDParams(uuid: beats.uuid.uuidString)
+        #expect(JSONBridge.value(try reader.answer(ShowCall.self, show)) == (try reader.handle(.show, JSONBridge.params(show))))
     }
 
     @Test func aLongReportIsADatedDailyTrend() throws {

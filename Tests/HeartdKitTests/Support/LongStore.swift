@@ -41,4 +41,17 @@ enum LongStore {
             try db.save(samples)
         }
     }
+
+    /// Adds to the store at `path` a session of the strap stopped with its statistics ("rest", minutes 10–30 of the
+    /// first day) and a person wearing the strap; returns the session.
+    @discardableResult
+    static func annotate(_ path: String) throws -> Session {
+        let db = try HeartDatabase(path: path)
+        defer { try? db.close() }
+        let session = try db.startSession(Session(label: "rest", start: t0.addingTimeInterval(600), devices: [address]))
+        let stopped = try db.stopSession(uuid: session.uuid, end: t0.addingTimeInterval(1800))
+        let person = try db.savePerson(Person(name: "Ada", heartRateMaximum: 185))
+        _ = try db.assign(strap: address, to: person.uuid)
+        return stopped
+    }
 }
