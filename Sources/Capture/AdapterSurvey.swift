@@ -9,7 +9,7 @@ struct AdapterSurvey {
     let allowed: [(path: String, name: String)]
     /// Paths of the allowed adapters that are powered.
     let powered: Set<String>
-    /// Adapter path → BlueZ's `PowerState`, where bluetoothd exports it (5.66 does).
+    /// Adapter path → BlueZ's `PowerState`, where bluetoothd exports it (5.66 only with `-E`, experimental).
     let powerStates: [String: AdapterPowerState]
     /// Address → adapter name → that adapter's object for the device.
     private(set) var seen: [String: [String: (path: String, adapter: String)]] = [:]

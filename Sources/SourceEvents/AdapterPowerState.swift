@@ -1,4 +1,5 @@
-/// An adapter's `PowerState` as bluetoothd exports it (org.bluez.Adapter1, BlueZ 5.66; `src/adapter.c`). `Powered`
+/// An adapter's `PowerState` as bluetoothd exports it (org.bluez.Adapter1, `src/adapter.c`; in 5.66 an
+/// experimental property, exported only by `bluetoothd -E`). `Powered`
 /// says whether heartd can use the adapter; this says why not, and whether it is on its way.
 public enum AdapterPowerState: String, Sendable, Hashable, Codable, CaseIterable {
     case on
