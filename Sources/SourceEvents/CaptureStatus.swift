@@ -118,8 +118,8 @@ public struct AdapterCaptureStatus: Sendable, Codable, Hashable {
     public var limit: Int
     /// Whether `limit` was learned from a connection-limit answer.
     public var limitLearned: Bool
-    /// BlueZ's `PowerState` where bluetoothd exports it (5.66 only when run with `-E`: the lab's does not): `off-blocked`
-    /// says rfkill.
+    /// BlueZ's `PowerState` where bluetoothd exports it (5.66 only when run with `-E`; the lab's does not):
+    /// `off-blocked` says rfkill.
     public var powerState: AdapterPowerState?
     /// While the adapter is present but not powered: since when heartd has seen it so (heartd waits; it never
     /// powers an adapter itself).
