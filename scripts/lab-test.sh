@@ -6,6 +6,8 @@
 #   scripts/lab-test.sh                     # ~3-6 min the first time (VM image; the static release build, scripts/build-release.sh, longer), then ~1.5 min
 #   scripts/lab-test.sh faults              # bluetoothd killed and restarted, then the sensor silent for 14 s (~2 min)
 #   scripts/lab-test.sh adapter             # the central's adapter powered off/on (D-Bus), then hci down/up (~2 min)
+#   scripts/lab-test.sh adapter-off         # the central's adapter off before heartd starts, powered 15 s later by
+#                                           # the harness (scripts/lab/adapter-watch.sh): heartd's notice, then capture
 #   scripts/lab-test.sh two-sensors         # five controllers (btvirt's first often fails to come up with four or more):
 #                                           # heartd on the first two that do, sensors on the next two, both at once;
 #                                           # sensor B killed and restarted while A streams on (~4 min)
@@ -33,7 +35,7 @@ command -v mmdebstrap >/dev/null && command -v qemu-system-x86_64 >/dev/null || 
 RELEASE=$(scripts/build-release.sh heartd heartctl)
 HEARTCTL=$RELEASE/heartctl
 BIN=$(mktemp -d /tmp/heartd-lab-bin.XXXXXX)
-cp "$RELEASE/heartd" scripts/lab/heartd-in-guest.sh "$BIN/"
+cp "$RELEASE/heartd" scripts/lab/heartd-in-guest.sh scripts/lab/adapter-watch.sh "$BIN/"
 OUT=$(mktemp -d /tmp/heartd-lab-out.XXXXXX)
 SCENARIO=${1:-disconnect}
 # The subscription: --subscribe MODE, or nothing for heartd's default; the check expects it in use (no fallback).
@@ -56,9 +58,12 @@ case "$SCENARIO" in
   adapter)  # clock: scenario start; the central's adapter powered off and on over D-Bus, then taken down and up
     SECONDS_UP=${DAEMON_SECONDS:-62}
     FAULTS="20:power-off=hci0;26:power-on=hci0;38:hci-down=hci0;44:hci-up=hci0" ;;
+  adapter-off)  # clock: scenario start; hci0 off before heartd starts, and nobody but the harness powers it
+    SECONDS_UP=${DAEMON_SECONDS:-45}
+    FAULTS="0:power-off=hci0" ;;
   two-sensors)  # btvirt carries one link per central: two centrals for two sensors (scripts/lab/two-sensors-in-guest.sh)
     ;;
-  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults, adapter, two-sensors)" >&2; exit 2 ;;
+  *) echo "lab-test: unknown scenario $SCENARIO (disconnect, faults, adapter, adapter-off, two-sensors)" >&2; exit 2 ;;
 esac
 set +e
 if [ "$SCENARIO" = two-sensors ]; then
@@ -77,13 +82,45 @@ fi
 rc=$?
 set -e
 tail -25 "$OUT/run.log"
-[ "$rc" = 0 ] || { echo "lab-test: the lab run failed (rc $rc); daemon log:"; tail -40 "$OUT/daemon.log" 2>/dev/null; exit 1; }
+# The central adapter's power: what adapter-watch.sh saw in the guest, who sent MGMT Set Powered (btmon), and what
+# heartd said. Printed on every run (three lines when all is well) and first on a failure.
+adapters() {
+  SHOWN=1
+  [ -f "$OUT/adapter-state.txt" ] && sed 's/^/lab-test: /' "$OUT/adapter-state.txt"
+  if [ -f "$OUT/btmon.txt" ]; then  # -T titles are cut ("@ MGMT Command: S.. (0x0005)"): match the opcode
+    local hci line=""
+    for hci in $(grep -o 'New Index: .*(.*hci[0-9]*)' "$OUT/btmon.txt" | grep -o 'hci[0-9]*' | sort -u); do
+      line+=" $hci: $(grep -c "Open Index: .*\[$hci\]" "$OUT/btmon.txt" || true) Open Index,"
+      line+=" $(grep -A1 "@ MGMT Command: .* (0x0005) plen 1 .*\[$hci\]" "$OUT/btmon.txt" | grep -c 'Powered: Enabled' || true) Set Powered (on);"
+    done
+    echo "lab-test: btmon:${line:- no controller}"
+  fi
+  grep -h -E 'adapter (is powered off|is blocked|not present|powered on|appeared)' "$OUT/daemon.log" 2>/dev/null |
+    cut -c1-220 | sed 's/^/lab-test: heartd: /' || true
+  return 0
+}
+failed() {  # exit 3: the lab's controller never reached bluetoothd (btvirt's flake, adapter-watch.sh): retry the run
+  echo "lab-test: $1"; [ -n "${SHOWN:-}" ] || adapters; tail -40 "$OUT/daemon.log" 2>/dev/null
+  if grep -q ADAPTER-ABSENT "$OUT/adapter-state.txt" 2>/dev/null; then
+    echo "lab-test: LAB FAILURE, not heartd's: the central's controller never finished its HCI init (btvirt), so" \
+         "bluetoothd never had it; heartd said so (adapter not present). Run again."
+    exit 3
+  fi
+  exit 1
+}
+[ "$rc" = 0 ] || failed "the lab run failed (rc $rc); adapter and daemon log:"
 DB="$OUT/work/heartd.sqlite"
-[ -f "$DB" ] || { echo "lab-test: no store at $DB"; exit 1; }
+[ -f "$DB" ] || failed "no store at $DB"
 echo "lab-test: output in $OUT"
+adapters
+set +e
 if [ "$SCENARIO" = two-sensors ]; then
   python3 "$ROOT/scripts/lab/check-two-sensors.py" "$HEARTCTL" "$DB" "$OUT"
 else
   python3 "$ROOT/scripts/lab/check-store.py" --scenario "$SCENARIO" --subscribe "$EXPECT_SUBSCRIBE" \
-    "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
+    --adapter-state "$OUT/adapter-state.txt" "$HEARTCTL" "$DB" "$OUT/peripheral.log" "$OUT/daemon.log"
 fi
+rc=$?
+set -e
+[ "$rc" = 0 ] || failed "the store check failed; daemon log:"
+

@@ -55,13 +55,13 @@ struct AdapterLoad: Sendable {
     /// The earliest time a refusal or struggle ends (a reconcile is due then), if any.
     var nextExpiry: Double? { (refusals.values.flatMap(\.values) + struggles.values.flatMap(\.values)).min() }
 
-    /// The status line of each adapter.
-    func status(adapters: [(name: String, powered: Bool)], assigned: [String: Int],
-                connected: [String: Int]) -> [AdapterCaptureStatus] {
-        adapters.map {
-            AdapterCaptureStatus(name: $0.name, powered: $0.powered, assigned: assigned[$0.name] ?? 0,
-                                 connected: connected[$0.name] ?? 0, limit: planner.limit(of: $0.name),
-                                 limitLearned: learned[$0.name] != nil)
+    /// The status line of each adapter (`power` adds what `AdapterPowerWatch` knows of an adapter that is off).
+    func status(_ survey: AdapterSurvey, assigned: [String: Int], power: AdapterPowerWatch) -> [AdapterCaptureStatus] {
+        survey.allowed.map {
+            AdapterCaptureStatus(name: $0.name, powered: survey.powered.contains($0.path),
+                                 assigned: assigned[$0.name] ?? 0, connected: survey.connected[$0.name] ?? 0,
+                                 limit: planner.limit(of: $0.name), limitLearned: learned[$0.name] != nil,
+                                 powerState: survey.powerStates[$0.path], offSince: power.offSince($0.name))
         }
     }
 

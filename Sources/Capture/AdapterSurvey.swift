@@ -1,4 +1,5 @@
 import BlueZ
+import SourceEvents
 
 /// What the mirror says about adapters and wanted devices, as `AdapterPlanner` needs it: which allowed, powered
 /// adapters see each wanted device (by address: one sensor has a device object under every adapter that saw it),
@@ -8,6 +9,8 @@ struct AdapterSurvey {
     let allowed: [(path: String, name: String)]
     /// Paths of the allowed adapters that are powered.
     let powered: Set<String>
+    /// Adapter path → BlueZ's `PowerState`, where bluetoothd exports it (5.66 only with `-E`, experimental).
+    let powerStates: [String: AdapterPowerState]
     /// Address → adapter name → that adapter's object for the device.
     private(set) var seen: [String: [String: (path: String, adapter: String)]] = [:]
     /// Adapter name → devices connected through it.
@@ -17,6 +20,9 @@ struct AdapterSurvey {
         let adapters = mirror.adapters.filter { policy.allows(adapterPath: $0.path) }
         allowed = adapters.map { ($0.path, $0.path.lastPathComponent) }
         powered = Set(adapters.filter { $0.props["Powered"]?.bool == true }.map(\.path))
+        powerStates = adapters.reduce(into: [:]) { states, a in
+            states[a.path] = a.props["PowerState"]?.string.flatMap(AdapterPowerState.init(rawValue:))
+        }
         for (path, props) in mirror.devices {
             guard let address = props["Address"]?.string?.uppercased() else { continue }
             let adapter = props["Adapter"]?.objectPath ?? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])

@@ -34,9 +34,10 @@ extension CaptureManager {
         }
         var assigned: [String: Int] = [:]
         for s in sessions.values { assigned[s.adapterPath.lastPathComponent, default: 0] += 1 }
-        board.setAdapters(load.status(adapters: survey.allowed.map { ($0.name, powered.contains($0.path)) },
-                                      assigned: assigned, connected: survey.connected))
+        watchAdapterPower(survey)
+        board.setAdapters(load.status(survey, assigned: assigned, power: power))
         if let expiry = load.nextExpiry { scheduleTick("adapter-load", after: max(0.01, expiry - MonotonicClock.now())) }
+        if let due = power.nextDeadline { scheduleTick("adapter-power", after: max(0.01, due - MonotonicClock.now())) }
         await updateDiscovery(powered: powered, seeking: load.seekingAdapters(survey, plan: plan))
     }
 

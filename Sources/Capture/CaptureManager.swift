@@ -50,6 +50,8 @@ actor CaptureManager {
     /// The thread that reads the AcquireNotify sockets, for `run()`'s duration.
     var poller: AcquiredNotifyPoller?
     var load: AdapterLoad
+    /// Allowed adapters present but not powered: one notice each after `policy.adapterOffNotice`.
+    var power: AdapterPowerWatch
 
     init(connection: DBusConnection, policy: CapturePolicy, logger: Logger, router: NotifyRouter, board: StatusBoard) {
         self.connection = connection
@@ -58,6 +60,7 @@ actor CaptureManager {
         self.router = router
         self.board = board
         load = AdapterLoad(policy: policy)
+        power = AdapterPowerWatch(delay: policy.adapterOffNotice)
     }
 
     static let rules: [MatchRule] = [

@@ -36,6 +36,9 @@ public struct CapturePolicy: Sendable, Hashable {
     /// After an adapter answers a device's Connect with its connection limit, the device avoids it this long
     /// (when another adapter sees it) and waits at least this long before trying it again. Seconds.
     public var connectionLimitBackoff: Double = 30
+    /// An allowed adapter present but not powered this long gets one journal line (and `status` shows it from the
+    /// start): bluetoothd powers the adapters it finds within a second (AutoEnable). Seconds.
+    public var adapterOffNotice: Double = 10
 
     public init(adapters: Set<String> = [], allowList: Set<String> = [], autoHeartRate: Bool = false,
                 subscribeMode: SubscribeMode = .acquireNotify, silentStopTimeout: Double = 10,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a capture source reports about itself in `status`: per-device link state and fault counters. The types
 /// live beside the events so that the daemon (which fills them) and heartctl (which shows them) share them without
 /// heartctl linking the BlueZ client.
@@ -116,13 +118,22 @@ public struct AdapterCaptureStatus: Sendable, Codable, Hashable {
     public var limit: Int
     /// Whether `limit` was learned from a connection-limit answer.
     public var limitLearned: Bool
+    /// BlueZ's `PowerState` where bluetoothd exports it (5.66 only when run with `-E`; the lab's does not):
+    /// `off-blocked` says rfkill.
+    public var powerState: AdapterPowerState?
+    /// While the adapter is present but not powered: since when heartd has seen it so (heartd waits; it never
+    /// powers an adapter itself).
+    public var offSince: Date?
 
-    public init(name: String, powered: Bool, assigned: Int, connected: Int, limit: Int, limitLearned: Bool = false) {
+    public init(name: String, powered: Bool, assigned: Int, connected: Int, limit: Int, limitLearned: Bool = false,
+                powerState: AdapterPowerState? = nil, offSince: Date? = nil) {
         self.name = name
         self.powered = powered
         self.assigned = assigned
         self.connected = connected
         self.limit = limit
         self.limitLearned = limitLearned
+        self.powerState = powerState
+        self.offSince = offSince
     }
 }

@@ -7,6 +7,8 @@ public enum MessageID: String, Sendable, CaseIterable {
     case deviceDisconnected = "9c2e4f7a1b3d4e6f8a0b2c4d6e8f1a23"
     /// BlueZ refused AcquireNotify for a sensor's connection; capture subscribed with StartNotify instead.
     case subscribeFallback = "6ea63dbb8c464732b278095a76600319"
+    /// An adapter heartd may use stayed powered off (or rfkill-blocked) past `CapturePolicy.adapterOffNotice`.
+    case adapterOff = "89c501f87e8f4687955b9bf246529857"
     /// A quantity or heartbeat series was finished and stored.
     case seriesFinished = "3e7a9c1b5d2f4a6c8e0b1d3f5a7c9e45"
     /// A gap was detected in a beat stream (`precededByGap`).

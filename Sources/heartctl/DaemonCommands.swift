@@ -58,16 +58,29 @@ struct Status: AsyncParsableCommand {
                 // each sensor is captured through one adapter; LIMIT is configured, or learned from the controller
                 var slots = Table("ADAPTER", "POWERED", "ASSIGNED", "CONNECTED", "LIMIT")
                 for a in adapters {
-                    slots.add([a.name, a.powered ? "yes" : "no", String(a.assigned), String(a.connected),
+                    slots.add([a.name, Status.power(a, now: now), String(a.assigned), String(a.connected),
                                a.limitLearned ? "\(a.limit) (learned)" : String(a.limit)])
                 }
                 print(slots.render())
+                if adapters.contains(where: { !$0.powered }) {
+                    print("heartd waits for an adapter that is off and never powers one itself: bluetoothctl power on "
+                          + "(rfkill unblock bluetooth when blocked); bluetoothd powers adapters at start with AutoEnable=true")
+                }
             }
         }
     }
 }
 
 extension Status {
+    /// The POWERED cell: `yes`, or `no` with how long and why (`rfkill` for BlueZ's `off-blocked`).
+    static func power(_ a: AdapterCaptureStatus, now: Date) -> String {
+        guard !a.powered else { return "yes" }
+        var why: [String] = []
+        if a.powerState == .offBlocked { why.append("rfkill") }
+        if let since = a.offSince { why.append("off \(Int(max(0, now.timeIntervalSince(since)).rounded())) s") }
+        return why.isEmpty ? "no" : "no (\(why.joined(separator: ", ")))"
+    }
+
     /// The subscription a sensor's connection uses — `acquire-notify`, or `start-notify` with why BlueZ refused
     /// AcquireNotify for it — and how many connections fell back in all.
     static func subscription(_ link: DeviceCaptureStatus?) -> String {

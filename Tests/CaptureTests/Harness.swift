@@ -158,6 +158,16 @@ final class Harness: @unchecked Sendable {  // set up once; `fake` replaced only
     }
 }
 
+/// Polls `probe` every 10 ms until it returns a value, or fails after `timeout` seconds.
+func eventually<T>(_ what: String, timeout: Double = 10, _ probe: () async throws -> T?) async throws -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if let value = try await probe() { return value }
+        guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
 func fastPolicy(_ addresses: [String] = [addrA], mode: SubscribeMode = .startNotify,
                 silent: Double = 30, auto: Bool = false) -> CapturePolicy {
     CapturePolicy(allowList: Set(addresses), autoHeartRate: auto, subscribeMode: mode, silentStopTimeout: silent,

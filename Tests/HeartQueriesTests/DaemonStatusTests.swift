@@ -33,9 +33,13 @@ import Testing
                                             DeviceCaptureStatus(address: "A0:9E:1A:12:34:57", adapter: "hci0", state: .streaming,
                                                                 subscribeMode: .startNotify, subscribeFallback: .notifyAcquired,
                                                                 subscribeFallbacks: 3)],
-                                  adapters: [AdapterCaptureStatus(name: "hci0", powered: true, assigned: 1, connected: 1, limit: 5),
+                                  adapters: [AdapterCaptureStatus(name: "hci0", powered: true, assigned: 1, connected: 1, limit: 5,
+                                                                  powerState: .on),
                                              AdapterCaptureStatus(name: "hci1", powered: true, assigned: 0, connected: 6,
-                                                                  limit: 6, limitLearned: true)])
+                                                                  limit: 6, limitLearned: true),
+                                             AdapterCaptureStatus(name: "hci2", powered: false, assigned: 0, connected: 0,
+                                                                  limit: 5, powerState: .offBlocked,
+                                                                  offSince: Date(timeIntervalSince1970: 1_800_000_000.5))])
         let status = Self.sample(capture: CaptureReport(source: .bluez, allowList: ["A0:9E:1A:12:34:56"], bluez: bluez))
         let json = JSONBridge.value(status)
         #expect(try JSONBridge.decode(DaemonStatus.self, from: json) == status)
@@ -55,9 +59,15 @@ import Testing
         #expect(fellBack?["subscribeFallbacks"] == .int(3))
         // Each adapter's connections and limit: capture.adapters[].
         let adapters = json["capture"]?["adapters"]?.arrayValue ?? []
-        #expect(adapters.map { $0["name"] } == [.string("hci0"), .string("hci1")])
-        #expect(adapters.last?["connected"] == .int(6) && adapters.last?["limit"] == .int(6))
-        #expect(adapters.last?["limitLearned"] == .bool(true))
+        #expect(adapters.map { $0["name"] } == [.string("hci0"), .string("hci1"), .string("hci2")])
+        #expect(adapters[1]["connected"] == .int(6) && adapters[1]["limit"] == .int(6))
+        #expect(adapters[1]["limitLearned"] == .bool(true))
+        // An adapter present but off: BlueZ's PowerState (off-blocked: rfkill) and since when heartd has seen it off;
+        // neither is there for one that is powered (BlueZ before 5.66 exports no PowerState).
+        #expect(adapters[2]["powered"] == .bool(false) && adapters[2]["powerState"] == .string("off-blocked"))
+        #expect(adapters[2]["offSince"] == .string("2027-01-15T08:00:00.500Z"))
+        #expect(adapters[0]["powerState"] == .string("on") && adapters[0]["offSince"] == nil)
+        #expect(adapters[1]["powerState"] == nil)
         #expect(json["devices"]?.arrayValue?.first?["lastNotification"] == .string("2027-01-15T08:00:00.250Z"))
     }
 

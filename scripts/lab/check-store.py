@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Checks the store heartd left in the lab against what the lab's peripheral sent and exposes.
 
-usage: check-store.py [--scenario disconnect|faults|adapter] [--subscribe MODE] HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
+usage: check-store.py [--scenario disconnect|faults|adapter|adapter-off] [--subscribe MODE] [--adapter-state FILE]
+                      HEARTCTL STORE PERIPHERAL_LOG [DAEMON_LOG]
   disconnect: the sensor drops the link once (scripts/lab-test.sh)
   faults:     bluetoothd is killed and restarted, later the sensor goes silent for 14 s (lab-test.sh faults)
   adapter:    the central's adapter is powered off and on, later taken down and up (lab-test.sh adapter)
+  adapter-off: the central's adapter is off when heartd starts; the harness powers it 15 s later (lab-test.sh
+               adapter-off): heartd's adapter-off notice once, then capture
   --subscribe: every subscription the daemon logged used MODE (real bluetoothd 5.66 gives AcquireNotify, so a
                fallback to StartNotify is a failure here)
+  --adapter-state: scripts/lab/adapter-watch.sh's output; whenever the harness had to power the adapter, heartd
+               must have said it was off (in any scenario)
 Exit 0 when every check passes; prints one line per check.
 """
 import os
@@ -16,13 +21,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labcheck import Checker, check_device, peripheral_events, rr_count  # noqa: E402
 
 args = sys.argv[1:]
-scenario, subscribe = "disconnect", None
-while args[:1] in (["--scenario"], ["--subscribe"]):
-    if args[0] == "--scenario":
-        scenario = args[1]
-    else:
-        subscribe = args[1]
+opts = {"--scenario": "disconnect", "--subscribe": None, "--adapter-state": None}
+while args[:1] and args[0] in opts:
+    opts[args[0]] = args[1]
     args = args[2:]
+scenario, subscribe = opts["--scenario"], opts["--subscribe"]
+adapter_state = open(opts["--adapter-state"]).read() if opts["--adapter-state"] and os.path.exists(opts["--adapter-state"]) else ""
 heartctl, db, plog = args[:3]
 daemon_log = open(args[3]).read() if len(args) > 3 else ""
 c = Checker(heartctl, db)
@@ -59,6 +63,9 @@ elif scenario == "adapter":
     check(0.6 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} gap-flagged) vs RR sent ({rr_sent})")
     check(any(s["end"] > beat_series[0]["end"] for s in beat_series[2:]) if len(beat_series) >= 3 else False,
           "values were captured again after the second outage")
+elif scenario == "adapter-off":
+    check(len(beat_series) >= 1, f"at least one heartbeat series: {len(beat_series)}")
+    check(0.9 * rr_sent <= total - gaps <= rr_sent, f"beats stored ({total} incl. {gaps} anchors) match RR sent ({rr_sent})")
 else:
     check(len(beat_series) >= 2, "at least two heartbeat series (the bluetoothd restart drops the link)")
     check("disconnect" in reasons, f"a series finished by the link loss after the restart (reasons: {sorted(reasons)})")
@@ -78,6 +85,20 @@ if subscribe and daemon_log:
              if ">subscribed " in line and "subscribe=" in line]
     check(modes and all(m == subscribe for m in modes), f"every subscription used {subscribe}: {modes}")
     check("AcquireNotify refused" not in daemon_log, "bluetoothd never refused AcquireNotify")
+# The adapter's power (scripts/lab/adapter-watch.sh): heartd never powers it; when the harness had to, heartd must have
+# said so once, before it captured through the adapter.
+lines = daemon_log.splitlines()
+notices = [i for i, line in enumerate(lines) if "adapter is powered off" in line or "adapter is blocked" in line]
+powered_on = [i for i, line in enumerate(lines) if "adapter powered on" in line]
+sessions = [i for i, line in enumerate(lines) if "device session started" in line]
+if scenario == "adapter-off":
+    check("HARNESS-POWERED" in adapter_state, "the adapter was off at heartd's start and only the harness powered it")
+if "HARNESS-POWERED" in adapter_state:
+    check(len(notices) == 1, f"heartd said once that the adapter was off: {len(notices)} line(s)")
+    check(bool(notices) and "MESSAGE_ID=" in lines[notices[0]] and "WAITED_SECONDS=" in lines[notices[0]].upper(),
+          "the notice carries its MESSAGE_ID and how long the adapter was off")
+    check(bool(notices and sessions) and notices[0] < sessions[0] and bool(powered_on),
+          "the notice came before the capture session, and 'adapter powered on' when the harness powered it")
 check_device(c, info, address)
 check(bool(beat_series) and beat_series[0].get("device", {}).get("localIdentifier") == address,
       "samples carry the device")

@@ -22,7 +22,8 @@ Control interface org.heartd.FakeBlueZ at /org/heartd/fake:
   NeverResolve(s addr, b)          Connect links but ServicesResolved never comes (btvirt with a busy peer, in the lab)
   LateDeviceInformation(s addr, u ms)  Device Information objects exported ms after ServicesResolved (bluetoothd
                                    after a restart, in the lab)
-  SetPowered(b)                    adapter power (off drops every link)
+  SetPowered(b)                    adapter power (off drops every link); PowerState follows (on/off), as in 5.66
+  SetBlocked(b)                    rfkill: Powered=false and PowerState off-blocked; unblocking powers it again
   SetAdapterPresent(b)             remove / re-add the adapter with its devices (controller unplugged)
   SetNamedAdapterPresent(s name, b)  the same for one adapter of several (--adapters)
   Battery(s addr, y percent)       set 2A19 and notify it
@@ -126,7 +127,7 @@ class Adapter(Obj):
     def __init__(self, fake, name, index=0):
         Obj.__init__(self, fake, "/org/bluez/" + name, ADAPTER, {
             "Address": "00:1A:7D:DA:71:%02X" % (0x13 + index), "Name": "fakehost", "Alias": "fakehost",
-            "Powered": dbus.Boolean(True), "Discovering": dbus.Boolean(False),
+            "Powered": dbus.Boolean(True), "PowerState": "on", "Discovering": dbus.Boolean(False),
             "Roles": dbus.Array(["central"], signature="s")})
         self.filter = None
 
@@ -457,13 +458,21 @@ class Control(dbus.service.Object):
 
     @dbus.service.method(CTL, in_signature="b")
     def SetPowered(self, on):
+        self.power(bool(on), "on" if on else "off")
+
+    @dbus.service.method(CTL, in_signature="b")
+    def SetBlocked(self, blocked):
+        """rfkill: blocked is Powered=false with PowerState off-blocked; unblocked, bluetoothd powers it (rfkill.c)."""
+        self.power(not blocked, "off-blocked" if blocked else "on")
+
+    def power(self, on, state):
         a = self.fake.adapter
         if not on:
             for d in self.fake.devices.values():
                 d.drop()
             if a.props["Discovering"]:
                 a.set(Discovering=dbus.Boolean(False))
-        a.set(Powered=dbus.Boolean(bool(on)))
+        a.set(Powered=dbus.Boolean(on), PowerState=state)
 
     @dbus.service.method(CTL, in_signature="b")
     def SetAdapterPresent(self, present):
@@ -481,7 +490,7 @@ class Control(dbus.service.Object):
             a.unexport()
             a.props["Discovering"] = dbus.Boolean(False)
         else:
-            a.props["Powered"] = dbus.Boolean(True)
+            a.props["Powered"], a.props["PowerState"] = dbus.Boolean(True), "on"
             a.export()
             for d in devices:
                 d.export()
