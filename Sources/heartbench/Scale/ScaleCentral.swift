@@ -52,7 +52,7 @@ struct ScaleCentral {
             Scope(name: " (all \(gateways) gateways)", heartctl: [], rows: "true", gateways: gateways),
         ]
         for scope in scopes {
-            try measure(scope, central: central + range, server: server, database: db.name, scale: scale, into: &table,
+            try measure(scope, central: central, range: range, server: server, database: db.name, scale: scale, into: &table,
                         overBound: &overBound)
         }
     }
@@ -80,7 +80,7 @@ struct ScaleCentral {
 
     /// Per-day statistics and HRV over the range through `heartctl --central` for one scope, psql's naive `GROUP BY`
     /// over the same rows beside.
-    func measure(_ scope: Scope, central: [String], server: PostgresServer,
+    func measure(_ scope: Scope, central: [String], range: [String], server: PostgresServer,
                  database: String, scale: Double, into table: inout ResultTable, overBound: inout [String]) throws {
         // A year of one strap is the target's unit: a read over the whole fleet spans `gateways` times the range's rows,
         // so its figure is scaled by what is left to a year (never below its own wall time).
@@ -100,7 +100,8 @@ struct ScaleCentral {
             ("hrv", ["hrv"], 2, "—"),
         ]
         for read in reads {
-            let run = try ChildRun.run(heartctl, central + read.arguments + scope.heartctl, output: workspace.path("central-out"))
+            // The range after the subcommand: before it heartctl stops at "Unknown option '--from'" (exit 2).
+            let run = try ChildRun.run(heartctl, central + scope.heartctl + read.arguments + range, output: workspace.path("central-out"))
             if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)\(scope.name)") }
             let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * factor < read.yearTarget
             table.add("`heartctl --central` \(read.name)\(scope.name): wall, peak memory",
