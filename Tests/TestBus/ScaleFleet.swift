@@ -8,7 +8,7 @@
 /// benchmark times delivery once, for `gw0`).
 ///
 /// What made it fast (measured with EXPLAIN ANALYZE on a copy of 7.8 M heart-rate rows, docs/BENCHMARKS.md): each
-/// row's new sample UUID is looked up in a map made once per sample and gateway (`fleet_samples`, a hash join),
+/// row's new device and sample UUID are looked up in a map made once per sample and gateway (`fleet_map`, a hash join),
 /// not computed by `md5` per row (~3 µs a row, more than the insert); the maps are analyzed, so the planner hashes
 /// them instead of sorting the source rows to disk for a merge join; one scan of gw0's rows feeds every copy; and
 /// the expanded tables' BRIN indexes (half an insert's cost) are dropped for the copy and created again after from
@@ -42,7 +42,10 @@ public enum ScaleFleet {
                 CREATE UNLOGGED TABLE fleet_samples AS
                     SELECT s.uuid AS old, f.id AS gateway, f.name, md5(s.uuid::text || ':' || f.name)::uuid AS new
                     FROM samples s JOIN gateways g ON g.id = s.gateway CROSS JOIN fleet_gateways f WHERE g.name = 'gw0';
-                ANALYZE fleet_gateways, fleet_devices, fleet_samples;
+                CREATE UNLOGGED TABLE fleet_map AS
+                    SELECT s.device, f.old AS sample, d.new AS new_device, f.new AS new_sample
+                    FROM fleet_samples f JOIN samples s ON s.uuid = f.old JOIN fleet_devices d ON d.old = s.device AND d.gateway = f.gateway;
+                ANALYZE fleet_gateways, fleet_devices, fleet_samples, fleet_map;
                 """),
             Step(name: "samples", sql: """
                 INSERT INTO samples (uuid, gateway, device, type, start_time, end_time, count, average, minimum, maximum,
@@ -62,31 +65,33 @@ public enum ScaleFleet {
                 END $$;
                 """),
             Step(name: "heart_rate", sql: expanded("heart_rate", "time, device, bpm, sample, end_time",
-                                                   "r.time, d.new, r.bpm, f.new, r.end_time")),
+                                                   "r.time, m.new_device, r.bpm, m.new_sample, r.end_time")),
             Step(name: "beats", sql: expanded("beats", "time, device, rr_ms, preceded_by_gap, sample",
-                                              "r.time, d.new, r.rr_ms, r.preceded_by_gap, f.new")),
+                                              "r.time, m.new_device, r.rr_ms, r.preceded_by_gap, m.new_sample")),
             Step(name: "roll-ups", sql: expanded("heart_rate_hourly", "cell, device, sample, n, lo, hi, s, sw, w, mt, m, rest",
-                                                 "r.cell, d.new, f.new, r.n, r.lo, r.hi, r.s, r.sw, r.w, r.mt, r.m, r.rest")
+                                                 "r.cell, m.new_device, m.new_sample, r.n, r.lo, r.hi, r.s, r.sw, r.w, r.mt, r.m, r.rest")
                 + expanded("hrv_hourly", "cell, device, sample, n, k, s, ss, hr, dn, dd, o50, o20",
-                           "r.cell, d.new, f.new, r.n, r.k, r.s, r.ss, r.hr, r.dn, r.dd, r.o50, r.o20")),
+                           "r.cell, m.new_device, m.new_sample, r.n, r.k, r.s, r.ss, r.hr, r.dn, r.dd, r.o50, r.o20")),
             Step(name: "indexes created", sql: """
                 DO $$ DECLARE x record; BEGIN
                     FOR x IN SELECT definition FROM fleet_indexes LOOP EXECUTE x.definition; END LOOP;
                 END $$;
-                DROP TABLE fleet_indexes, fleet_samples, fleet_devices, fleet_gateways;
+                DROP TABLE fleet_indexes, fleet_map, fleet_samples, fleet_devices, fleet_gateways;
                 """),
         ]
     }
 
-    /// Every copy of `table`'s gw0 rows in one statement: each source row meets its device's copies
-    /// (`fleet_devices`) and, by a hash join on (sample, gateway), its sample's new UUID.
+    /// Every copy of `table`'s gw0 rows in one statement: each source row meets its copies in `fleet_map` (one row per
+    /// gw0 sample and gateway: the new device and sample) by a hash join on (device, sample). Merge joins are off: with
+    /// 19 gateways the planner, estimating the join at 9.5 M rows instead of 148 M, sorted every copy by sample and
+    /// wrote 8.6 GB of temporary files (the heart-rate copy ran over 12 minutes and was stopped).
     static func expanded(_ table: String, _ columns: String, _ values: String) -> String {
         """
         SET work_mem = '256MB';
         SET jit = off;
+        SET enable_mergejoin = off;
         INSERT INTO \(table) (\(columns))
-            SELECT \(values) FROM \(table) r JOIN fleet_devices d ON d.old = r.device
-            JOIN fleet_samples f ON f.old = r.sample AND f.gateway = d.gateway;
+            SELECT \(values) FROM \(table) r JOIN fleet_map m ON m.device = r.device AND m.sample = r.sample;
 
         """
     }
