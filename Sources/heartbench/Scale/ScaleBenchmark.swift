@@ -22,8 +22,10 @@ struct ScaleBenchmark: AsyncParsableCommand {
     @Flag(help: "Leave out the naive importer and its queries.") var noNaive = false
     @Flag(help: "Leave out `--central` (the store delivered into a local PostgreSQL, read with heartctl --central).")
     var noCentral = false
-    @Option(help: "Gateways in the central database: gw0 delivered by heartd-sync, the others copies of its rows made in SQL (`ScaleFleet`; default 1).")
-    var gateways = 1
+    @Option(help: "Gateways in the central database: gw0 delivered by heartd-sync, the others copies of its rows made in SQL (`ScaleFleet`; default 1, 3 with --quick).")
+    var gateways: Int?
+    @Flag(help: "Leave out the local reads (`heartctl --db`, the daemon's socket, the latency probe): the store is imported and read only through `--central`.")
+    var noLocal = false
     @Option(help: "Seconds of each phase of the notification-latency probe (no read, then the report back to back; default 5, 2 with --quick); 0 leaves it out.")
     var latencySeconds: Double?
     @Option(help: "Also write the markdown report to this file.") var output: String?
@@ -74,7 +76,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
         let from = Date(timeIntervalSince1970: RealRRRecording.startUnix)
         let to = from.addingTimeInterval(Double(seconds))
         let report = workspace.path("report.html")
-        let reads = ScaleRead.all(store: store, from: from, to: to, report: report)
+        let reads = noLocal ? [] : ScaleRead.all(store: store, from: from, to: to, report: report)
         let scale = 365.0 * 86_400 / Double(seconds)
         for read in reads {
             var run = try ChildRun.run(heartctl, read.heartctl, output: workspace.path("out"))
@@ -99,15 +101,15 @@ struct ScaleBenchmark: AsyncParsableCommand {
                           verdict: Verdict(size.int64Value < 2_000_000))
             }
         }
-        try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table, overBound: &overBound)
+        if !reads.isEmpty { try socketReads(reads, heartd: heartd, store: store, scale: scale, into: &table, overBound: &overBound) }
         let latencySeconds = self.latencySeconds ?? (quick ? 2 : 5)
-        if latencySeconds > 0, let heaviest = reads.first(where: { $0.method == .report }) {
+        if latencySeconds > 0, !noLocal, let heaviest = reads.first(where: { $0.method == .report }) {
             progress("heartbench scale: notification latency, \(latencySeconds) s without a read and \(latencySeconds) s beside `report` …")
             try await latency(heaviest, seconds: latencySeconds, heartd: heartd, store: store, workspace: workspace, into: &table)
         }
         if !noCentral {
             try await ScaleCentral(heartctl: heartctl, store: store, workspace: workspace, from: ScaleRead.iso(from),
-                                   to: ScaleRead.iso(to), gateways: max(1, gateways)).measure(scale: scale, into: &table, overBound: &overBound)
+                                   to: ScaleRead.iso(to), gateways: max(1, gateways ?? (quick ? 3 : 1))).measure(scale: scale, into: &table, overBound: &overBound)
         }
         table.note("Data: \(span) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
             + (imported.map { "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \($0.output)." }
