@@ -99,8 +99,13 @@ adapters() {
     cut -c1-220 | sed 's/^/lab-test: heartd: /' || true
   return 0
 }
-failed() {  # exit 3: the lab's controller never reached bluetoothd (btvirt's flake, adapter-watch.sh): retry the run
+failed() {  # exit 3: the lab's own failure (the VM never booted, or btvirt's controller never came up): retry the run
   echo "lab-test: $1"; [ -n "${SHOWN:-}" ] || adapters; tail -40 "$OUT/daemon.log" 2>/dev/null
+  if [ -f "$OUT/console.log" ] && ! grep -q 'MARK init-start' "$OUT/console.log"; then
+    echo "lab-test: LAB FAILURE, not heartd's: the VM never reached the guest's init (qemu under TCG hung in boot" \
+         "until the hard limit; nothing of heartd ran). Run again."
+    exit 3
+  fi
   if grep -q ADAPTER-ABSENT "$OUT/adapter-state.txt" 2>/dev/null; then
     echo "lab-test: LAB FAILURE, not heartd's: the central's controller never finished its HCI init (btvirt), so" \
          "bluetoothd never had it; heartd said so (adapter not present). Run again."
