@@ -20,9 +20,18 @@ struct CentralQueries {
     }
 
     func handle(_ method: ControlMethod, _ params: [String: JSONValue], now: Date = Date()) async throws -> JSONValue {
+        JSONBridge.value(try await result(method, params, now: now))
+    }
+
+    /// `C`'s typed answer (what `handle` sends as JSON), handed over as it is: no `JSONValue` built and decoded again.
+    func answer<C: ControlCall>(_ call: C.Type, _ params: C.Params, now: Date = Date()) async throws -> C.Result {
+        try StoreQueries.typed(call, try await result(C.method, JSONBridge.params(params), now: now))
+    }
+
+    private func result(_ method: ControlMethod, _ params: [String: JSONValue], now: Date) async throws -> any Encodable & Sendable {
         switch method {
-        case .stats: JSONBridge.value(try await stats(params, now: now))
-        case .hrv: JSONBridge.value(try await hrv(params, now: now))
+        case .stats: try await stats(params, now: now)
+        case .hrv: try await hrv(params, now: now)
         default: throw ControlError(.unknownMethod, "'\(method.rawValue)' is not aggregated centrally")
         }
     }

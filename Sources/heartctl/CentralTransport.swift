@@ -17,15 +17,32 @@ struct CentralTransport: Transport {
     let gateway: String?
 
     func call(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> JSONValue {
-        guard StoreQueries.answers(method), !method.isStreaming, method != .delete, method != .changes else {
-            throw CLIError(.needsDaemon, "'\(method.rawValue)' is not available with --central")
-        }
+        try Self.readable(method)
         if CentralQueries.answers(method, params) {
             return try await withReader { reader in
                 try await CentralQueries(reader: reader, gateway: gateway).handle(method, params)
             }
         }
         return try await loaded(method, params).handle(method, params)
+    }
+
+    /// Throws unless `method` is a read the central database answers.
+    static func readable(_ method: ControlMethod) throws {
+        guard StoreQueries.answers(method), !method.isStreaming, method != .delete, method != .changes else {
+            throw CLIError(.needsDaemon, "'\(method.rawValue)' is not available with --central")
+        }
+    }
+
+    /// `C`'s typed answer as `CentralQueries` or the memory store's `StoreQueries` makes it, as `--db` hands it over.
+    func call<C: ControlCall>(_ call: C.Type, _ params: C.Params) async throws -> C.Result {
+        let json = JSONBridge.params(params)
+        try Self.readable(C.method)
+        if CentralQueries.answers(C.method, json) {
+            return try await withReader { reader in
+                try await CentralQueries(reader: reader, gateway: gateway).answer(call, params)
+            }
+        }
+        return try await loaded(C.method, json).answer(call, params)
     }
 
     func stream(_ method: ControlMethod, _ params: [String: JSONValue]) async throws -> AsyncThrowingStream<ControlEvent, any Error> {

@@ -78,4 +78,23 @@ import Testing
         #expect(central.output == local.output)
         #expect(central.output.contains("round 1") && central.output.contains("120"), "the stopped session's 120 beats")
     }
+
+    /// `stats` and `hrv` answered where the data is (`CentralQueries`, typed as `--db` hands its answers over) print
+    /// the very table and text the gateway's own store prints (`stats --json` differs by `--db`'s count of open series).
+    @Test func statsAndHRVPrintAsTheStoreDoes() async throws {
+        let db = try server.createDatabase()
+        let a = try SyncFixture(url: db.url)
+        defer { a.remove() }
+        try a.store.fill(series: 3, beats: 120)
+        try await a.runner().run(once: true)
+        let common = ["--central", db.url, "--central-tls", "disable", "--password-file", a.settings.passwordFile]
+        let range = ["--from", "2026-01-01", "--to", "2027-01-01"]
+        for command in [["stats", "--interval", "1d"], ["stats", "--by-device"], ["hrv"], ["hrv", "--json"]] {
+            let central = try await heartctl(common + command + range, in: a.dir)
+            let local = try await heartctl(["--db", a.store.path] + command + range, in: a.dir)
+            #expect(central.status == 0 && local.status == 0, "\(command)")
+            #expect(central.output == local.output, "\(command)")
+            #expect(!central.output.isEmpty)
+        }
+    }
 }

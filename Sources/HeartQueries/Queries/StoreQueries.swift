@@ -29,7 +29,7 @@ public struct StoreQueries: Sendable {
     }
 
     /// `result` as `C.Result`: a method answered with another type is an internal error that says so.
-    static func typed<C: ControlCall>(_ call: C.Type, _ result: any Encodable & Sendable) throws(ControlError) -> C.Result {
+    public static func typed<C: ControlCall>(_ call: C.Type, _ result: any Encodable & Sendable) throws(ControlError) -> C.Result {
         guard let typed = result as? C.Result else {
             throw ControlError(.internalError, "\(C.method.rawValue): an answer of type \(type(of: result)), not \(C.Result.self)")
         }
