@@ -64,10 +64,25 @@ enum TimelineMisses {
         let loose = v.refutedWithSlackAt.map { "with \(slack) ms of slack at \($0)" } ?? "with \(slack) ms of slack never"
         if let at = v.refutedAt {
             return "Decidable: \"nothing lost\" (chain \(shift) early) fits no offset once notification \(at) arrived "
-                + "(\(loose)); \(model)."
+                + "(\(loose)); \(model)." + places(r)
         }
         let fits = v.fits.map { String(format: "%.0f…%.0f ms", $0.lowerBound * 1000, $0.upperBound * 1000) } ?? "?"
         return "Undecidable in the run: \"nothing lost\" (chain \(shift) early) fits every arrival to the end with the offset in \(fits) (the truth: 0)."
+    }
+
+    /// Whether the beat may have been lost at a notification without RR instead (`TimelineHypotheses.places`).
+    static func places(_ r: StrapRecording) -> String {
+        let places = TimelineHypotheses.places(r)
+        guard !places.isEmpty else { return "" }
+        func ms(_ range: ClosedRange<Double>?) -> String {
+            range.map { String(format: "%.0f…%.0f ms", $0.lowerBound * 1000, $0.upperBound * 1000) } ?? "?"
+        }
+        let fitting = places.filter { $0.refutedAt == nil }
+        let each = places.map { p in
+            p.refutedAt.map { "at \(p.notification) refuted at \($0)" }
+                ?? "at \(p.notification) fits every arrival (offset \(ms(p.offsets)), its RR \(ms(p.lostRR)))"
+        }.joined(separator: "; ")
+        return " Loss at a notification without RR instead: \(each) — \(fitting.isEmpty ? "only the fault's place fits" : "\(fitting.count + 1) places fit")."
     }
 
     /// The notifications from two before the fault to two after the last case's.
