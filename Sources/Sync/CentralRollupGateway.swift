@@ -3,8 +3,9 @@ import Foundation
 /// The gateway of each roll-up row (`heart_rate_hourly`, `hrv_hourly`), so one gateway's statistics read only its own
 /// rows: with `--gateway` the roll-ups were filtered by `sample IN (the gateway's samples)`, which read every gateway's
 /// rows of the range's months and matched each against a hash of the gateway's samples — a read that grew with the
-/// fleet (one gateway of twenty over 90 days: 1.0 s, where the whole fleet took 0.28 s). Now an index on
-/// (`gateway`, `cell`) gives a gateway's rows of a range directly (docs/CENTRAL.md, "Reads").
+/// fleet (one gateway of twenty over 90 days: 0.18 s warm, 1.0 s cold, where the whole fleet took 0.26 s). Now an index
+/// on (`gateway`, `cell`) gives a gateway's rows of a range directly: 0.086 s (docs/CENTRAL.md, "`heartctl --central`";
+/// docs/BENCHMARKS.md, "A fleet centrally").
 ///
 /// `heartd-sync` writes the column with the rows (`CentralBatchWriter.expandedInsert`: the batch's own gateway, the
 /// one its samples get). A row's gateway is its sample's, which never changes (samples are written once and deleted
