@@ -76,6 +76,7 @@ struct CentralBatchWriter {
         for (table, rows) in [("beats", beats), ("heart_rate", heartRate)] where rows.1 > 0 {
             var binds = rows.0
             binds.append(ids)
+            binds.append(gateway)
             try await connection.query(PostgresQuery(unsafeSQL: Self.expandedInsert[table]!, binds: binds), logger: logger)
         }
         report.beats = beats.1
@@ -86,18 +87,20 @@ struct CentralBatchWriter {
     }
 
     /// The expanded rows' statements: five arrays of rows (device as an ordinal; for heart rate a sixth, the
-    /// points' ends) and the ordinals' device ids.
+    /// points' ends), the ordinals' device ids and the gateway's id (the roll-up rows' `gateway`, `CentralRollupGateway`).
     static let expandedInsert = [
         // The beats feed their hourly HRV roll-up in the same statement (`CentralHRVRollup`), in series order.
         "beats": "WITH x AS (SELECT t, NULLIF(($6::int4[])[d], 0) AS d, NULLIF(v, 'NaN') AS v, g, s, i"
             + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[]) WITH ORDINALITY AS x(t, d, v, g, s, i)),"
             + " w AS (INSERT INTO beats (time, device, rr_ms, preceded_by_gap, sample) SELECT t, d, v, g, s FROM x)"
-            + " INSERT INTO hrv_hourly (\(CentralHRVRollup.columns)) " + CentralHRVRollup.select(from: "x"),
+            + " INSERT INTO hrv_hourly (\(CentralHRVRollup.columns), gateway) SELECT z.*, $7::int4 FROM ("
+            + CentralHRVRollup.select(from: "x") + ") z",
         // The rows feed their hourly roll-up in the same statement (`CentralRollup`).
         "heart_rate": "WITH x AS (INSERT INTO heart_rate (time, device, bpm, sample, end_time) SELECT t, NULLIF(($7::int4[])[d], 0), v, s, e"
             + " FROM unnest($1::timestamptz[], $2::int4[], $3::float4[], $4::bool[], $5::uuid[], $6::timestamptz[]) AS x(t, d, v, g, s, e)"
             + " RETURNING time, device, bpm, sample, end_time)"
-            + " INSERT INTO heart_rate_hourly (\(CentralRollup.columns)) " + CentralRollup.select(from: "x"),
+            + " INSERT INTO heart_rate_hourly (\(CentralRollup.columns), gateway) SELECT z.*, $8::int4 FROM ("
+            + CentralRollup.select(from: "x") + ") z",
     ]
 
     @discardableResult

@@ -93,8 +93,15 @@ struct CentralBucketQuery {
     }
 
     /// The condition on rows `r` (of `heart_rate` or `heart_rate_hourly`) in scope: their own device, or through
-    /// their samples when a filter needs the samples.
-    static func rowScope(_ f: CentralReader.Filter, _ binds: inout PostgresBindings) -> String {
+    /// their samples when a filter needs the samples. `gatewayColumn`: the rows carry their gateway (the roll-ups,
+    /// `CentralRollupGateway`), so a filter of only gateway and time reads the gateway's rows by its index rather than
+    /// every gateway's rows matched against its samples. The time needs no samples: the caller bounds the rows'
+    /// cells inside the range, and a sample with a point in a cell there overlaps the range.
+    static func rowScope(_ f: CentralReader.Filter, _ binds: inout PostgresBindings, gatewayColumn: Bool = false) -> String {
+        if gatewayColumn, let gateway = f.gateway, f.uuid == nil, f.device == nil, f.metadata.isEmpty {
+            binds.append(gateway)
+            return CentralRollupGateway.condition("r", gateway: "$\(binds.count)")
+        }
         if f.uuid != nil || f.gateway != nil || !f.metadata.isEmpty {
             return """
                 r.sample IN (SELECT s.uuid FROM samples s JOIN gateways g ON g.id = s.gateway

@@ -46,11 +46,18 @@ extension CentralReader {
         let lower = binds.count + 1
         binds.append(span.start)
         binds.append(span.end)
+        // `--gateway`: its own rows by the (gateway, cell) index; the samples still pick the series (whole series that
+        // overlap the range, whose hours may reach past it), now among the gateway's rows only.
+        var own = ""
+        if let gateway = f.gateway {
+            binds.append(gateway)
+            own = " AND " + CentralRollupGateway.condition("h", gateway: "$\(binds.count)")
+        }
         let sql = """
             WITH h AS MATERIALIZED (
                 SELECT h.n, h.k, h.s, h.ss, h.hr, h.dn, h.dd, h.o50, h.o20 FROM hrv_hourly h
                 WHERE h.cell >= date_bin('1 hour', $\(lower), timestamptz '1970-01-01 00:00:00+00') AND h.cell <= $\(lower + 1)
-                  AND h.sample IN (SELECT s.uuid \(from)))
+                  AND h.sample IN (SELECT s.uuid \(from))\(own))
             SELECT sum(n)::int8, c.k, sum(s + n * (h.k - c.k)), sum(ss + 2 * (h.k - c.k) * s + n * (h.k - c.k) * (h.k - c.k)),
                    sum(hr), sum(dn)::int8, sum(dd), sum(o50)::int8, sum(o20)::int8
             FROM h, (SELECT avg(k) AS k FROM h) c

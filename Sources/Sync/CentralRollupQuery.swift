@@ -20,7 +20,7 @@ struct CentralRollupQuery {
             binds.append(value)
             return "$\(binds.count)"
         }
-        let scope = CentralBucketQuery.rowScope(f, &binds)
+        let scope = CentralBucketQuery.rowScope(f, &binds, gatewayColumn: true)
         let lower = bind(cells.lower), upper = bind(cells.upper)
         let start = bind(CentralBucketQuery.origin(builder))
         let width = "make_interval(secs => \(bind(CentralBucketQuery.stride(builder)))::float8)"

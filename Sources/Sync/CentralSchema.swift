@@ -16,7 +16,7 @@ public enum CentralSchema {
 
     /// Migration N (1-based) brings the schema from version N−1 to N.
     static let migrations: [[String]] = [v1, v2, v3People, CentralPartitions.migration, CentralRollup.migration,
-                                            CentralHRVRollup.migration]
+                                            CentralHRVRollup.migration, CentralRollupGateway.migration]
 
     static let v1 = [
         """

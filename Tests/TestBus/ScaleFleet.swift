@@ -3,7 +3,7 @@
 /// then the other N − 1 are copies of its rows made by the server in one pass per table (`steps(gateways:)`): a
 /// `gateways` row each, their own devices (the address suffixed `/gwK`), every sample under a new UUID
 /// (`md5(uuid ‖ ':gwK')`) and every expanded and roll-up row (`beats`, `heart_rate`, `heart_rate_hourly`,
-/// `hrv_hourly`) pointing at them. The copies are the same beats at the same times — what a fleet's reads cost
+/// `hrv_hourly`) pointing at them (the roll-ups' `gateway` at the copy's own). The copies are the same beats at the same times — what a fleet's reads cost
 /// depends on the rows and months they span, not on their values — and skip heartd-sync's client side (the
 /// benchmark times delivery once, for `gw0`).
 ///
@@ -43,7 +43,7 @@ public enum ScaleFleet {
                     SELECT s.uuid AS old, f.id AS gateway, f.name, md5(s.uuid::text || ':' || f.name)::uuid AS new
                     FROM samples s JOIN gateways g ON g.id = s.gateway CROSS JOIN fleet_gateways f WHERE g.name = 'gw0';
                 CREATE UNLOGGED TABLE fleet_map AS
-                    SELECT s.device, f.old AS sample, d.new AS new_device, f.new AS new_sample
+                    SELECT s.device, f.old AS sample, d.new AS new_device, f.new AS new_sample, f.gateway AS new_gateway
                     FROM fleet_samples f JOIN samples s ON s.uuid = f.old JOIN fleet_devices d ON d.old = s.device AND d.gateway = f.gateway;
                 ANALYZE fleet_gateways, fleet_devices, fleet_samples, fleet_map;
                 """),
@@ -68,10 +68,10 @@ public enum ScaleFleet {
                                                    "r.time, m.new_device, r.bpm, m.new_sample, r.end_time")),
             Step(name: "beats", sql: expanded("beats", "time, device, rr_ms, preceded_by_gap, sample",
                                               "r.time, m.new_device, r.rr_ms, r.preceded_by_gap, m.new_sample")),
-            Step(name: "roll-ups", sql: expanded("heart_rate_hourly", "cell, device, sample, n, lo, hi, s, sw, w, mt, m, rest",
-                                                 "r.cell, m.new_device, m.new_sample, r.n, r.lo, r.hi, r.s, r.sw, r.w, r.mt, r.m, r.rest")
-                + expanded("hrv_hourly", "cell, device, sample, n, k, s, ss, hr, dn, dd, o50, o20",
-                           "r.cell, m.new_device, m.new_sample, r.n, r.k, r.s, r.ss, r.hr, r.dn, r.dd, r.o50, r.o20")),
+            Step(name: "roll-ups", sql: expanded("heart_rate_hourly", "cell, device, sample, gateway, n, lo, hi, s, sw, w, mt, m, rest",
+                                                 "r.cell, m.new_device, m.new_sample, m.new_gateway, r.n, r.lo, r.hi, r.s, r.sw, r.w, r.mt, r.m, r.rest")
+                + expanded("hrv_hourly", "cell, device, sample, gateway, n, k, s, ss, hr, dn, dd, o50, o20",
+                           "r.cell, m.new_device, m.new_sample, m.new_gateway, r.n, r.k, r.s, r.ss, r.hr, r.dn, r.dd, r.o50, r.o20")),
             Step(name: "indexes created", sql: """
                 DO $$ DECLARE x record; BEGIN
                     FOR x IN SELECT definition FROM fleet_indexes LOOP EXECUTE x.definition; END LOOP;

@@ -28,6 +28,10 @@ struct ScaleBenchmark: AsyncParsableCommand {
     var noLocal = false
     @Option(help: "Seconds of each phase of the notification-latency probe (no read, then the report back to back; default 5, 2 with --quick); 0 leaves it out.")
     var latencySeconds: Double?
+    @Option(help: "A second heartctl (e.g. main's) whose `--central` reads run beside the measured one's on the same database, each read one after the other.")
+    var baselineHeartctl: String?
+    @Flag(help: "Hold the central PostgreSQL after the reads for by-hand queries: print its psql command and wait until the file it names is removed.")
+    var holdServer = false
     @Option(help: "Also write the markdown report to this file.") var output: String?
     @Flag(help: "Keep the files (their directory is printed).") var keepFiles = false
     @Option(help: "Read this store (the heart.db of a run with --keep-files and the same --days/--hours) instead of writing and importing the recording; leaves out the naive baseline.")
@@ -109,7 +113,9 @@ struct ScaleBenchmark: AsyncParsableCommand {
         }
         if !noCentral {
             try await ScaleCentral(heartctl: heartctl, store: store, workspace: workspace, from: ScaleRead.iso(from),
-                                   to: ScaleRead.iso(to), gateways: max(1, gateways ?? (quick ? 3 : 1))).measure(scale: scale, into: &table, overBound: &overBound)
+                                   to: ScaleRead.iso(to), gateways: max(1, gateways ?? (quick ? 3 : 1)),
+                                   baselineHeartctl: baselineHeartctl, holdServer: holdServer)
+                .measure(scale: scale, into: &table, overBound: &overBound)
         }
         table.note("Data: \(span) of the real-RR recording (pyhrv's 337 NN intervals looped, one notification a second), "
             + (imported.map { "\(Fmt.bytes(fileBytes)) of replay lines; heartd replay: \($0.output)." }

@@ -15,6 +15,11 @@ struct ScaleCentral {
     let to: String
     /// Gateways in the database: `gw0` delivered, the others copied from it in SQL (`ScaleFleet`).
     var gateways = 1
+    /// Another heartctl (`--baseline-heartctl`, e.g. main's) whose reads run on the same database beside this one's:
+    /// each read three times, the two interleaved, the median of each and whether their answers are the same.
+    var baselineHeartctl: String?
+    /// `--hold-server`: keep the server after the reads until a file is removed (by-hand EXPLAIN on the fleet).
+    var holdServer = false
 
     func measure(scale: Double, into table: inout ResultTable, overBound: inout [String]) async throws {
         let server = try PostgresServer(start: true)
@@ -55,6 +60,16 @@ struct ScaleCentral {
             try measure(scope, central: central, range: range, server: server, database: db.name, scale: scale, into: &table,
                         overBound: &overBound)
         }
+        if holdServer { try hold(server, database: db.name) }
+    }
+
+    /// Prints how to reach the server and waits until the hold file it names is removed.
+    func hold(_ server: PostgresServer, database: String) throws {
+        let file = workspace.path("hold-server")
+        try "".write(toFile: file, atomically: true, encoding: .utf8)
+        progress("heartbench scale: PostgreSQL held: \(server.bin)/psql -h \(server.socketDir) -p \(server.port) -U postgres -d \(database)"
+            + " — remove \(file) to go on")
+        while FileManager.default.fileExists(atPath: file) { usleep(500_000) }
     }
 
     /// Gateways gw1 … gw(N − 1) copied from gw0's rows by the server (`ScaleFleet`), each step timed; progress on stderr.
@@ -101,15 +116,35 @@ struct ScaleCentral {
         ]
         for read in reads {
             // The range after the subcommand: before it heartctl stops at "Unknown option '--from'" (exit 2).
-            let run = try ChildRun.run(heartctl, central + scope.heartctl + read.arguments + range, output: workspace.path("central-out"))
+            let arguments = central + scope.heartctl + read.arguments + range
+            var runs: [ChildRun] = [], baselineRuns: [ChildRun] = []
+            for _ in 0..<(baselineHeartctl == nil ? 1 : 3) {
+                runs.append(try ChildRun.run(heartctl, arguments, output: workspace.path("central-out")))
+                if let baselineHeartctl {
+                    baselineRuns.append(try ChildRun.run(baselineHeartctl, arguments, output: workspace.path("central-baseline-out")))
+                }
+            }
+            let run = Self.median(runs)
+            var baseline = read.baseline
+            if !baselineRuns.isEmpty {
+                let other = Self.median(baselineRuns)
+                let same = FileManager.default.contentsEqual(atPath: workspace.path("central-out"), andPath: workspace.path("central-baseline-out"))
+                baseline += "; baseline heartctl (median of 3, interleaved): \(Fmt.s(other.wall)), \(Fmt.mib(other.peakBytes))"
+                    + (other.status == 0 ? "" : " (exit \(other.status))") + (same ? ", same answer" : ", **a different answer**")
+            }
             if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)\(scope.name)") }
             let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * factor < read.yearTarget
-            table.add("`heartctl --central` \(read.name)\(scope.name): wall, peak memory",
+            table.add("`heartctl --central` \(read.name)\(scope.name): wall, peak memory" + (runs.count > 1 ? " (median of \(runs.count))" : ""),
                       heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))" + (run.status == 0 ? "" : " (exit \(run.status))"),
-                      baseline: read.baseline,
+                      baseline: baseline,
                       target: "year < \(Fmt.s(read.yearTarget)) (\(spans)here × \(Fmt.fixed(factor, 1)) ≈ \(Fmt.s(run.wall * factor))); ≤ 64 MiB",
                       verdict: Verdict(ok))
         }
+    }
+
+    /// The run of median wall time (the last on a tie), so its peak memory and status are of one real run.
+    static func median(_ runs: [ChildRun]) -> ChildRun {
+        runs.sorted { $0.wall < $1.wall }[runs.count / 2]
     }
 
     /// The gateways a read covers: heartctl's scope flags and the same rows for psql's naive query.
