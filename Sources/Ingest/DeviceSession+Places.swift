@@ -9,13 +9,13 @@ extension DeviceSession {
     mutating func notePlace() {
         guard model.maySuspect else { return }
         if contest?.jump != nil, model.slot != nil, model.suspect == nil { return }
-        guard model.slot != nil, model.suspect == nil, let bound = model.lastSample,
+        guard model.slot != nil, model.suspect == nil, let before = model.lastSample,
               let stretch = contest?.stretch ?? timeline.lateStretch else {
             contest = nil
             return
         }
         var next = contest ?? PlaceContest(stretch: stretch)
-        contest = next.add(bound: bound) ? next : nil
+        contest = next.add(before: before) ? next : nil
     }
 
     /// After a notification with RR was stored: the `rr-chain-behind` re-anchor starts the count, every later
@@ -28,9 +28,11 @@ extension DeviceSession {
         } else if result.anchored || result.correction != nil || result.implausible > 0 {
             return contest = nil
         }
-        guard let sample = model.lastSample, next.observe(sample: sample) else { return contest = nil }
+        guard let sample = model.lastSample, next.observe(sample) else { return contest = nil }
         contest = next
-        guard let (correction, until) = next.correction(tolerance: settings.sendTimeTolerance) else { return }
+        let cadence = model.cadence
+        guard let (correction, until) = next.correction(tolerance: settings.sendTimeTolerance,
+                                                        sendTime: { cadence.sendTime(slot: $0) }) else { return }
         contest = nil
         guard series.correctBeats(fromTicks: correction.firstTicks, shift: correction.shift, untilTicks: until)
         else { return }

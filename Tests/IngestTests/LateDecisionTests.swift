@@ -42,6 +42,19 @@ import Testing
                 "the stored flag counts under the suspect slot's rule: \(tally.gapsByRule)")
     }
 
+    /// Where a second place fits every arrival (`TimelineHypotheses.places`), the stored stretch stays as placed,
+    /// even at 200–400 ms of jitter, where the model's grid moves as arrivals come in: each check takes the bound and
+    /// the samples with the grid as known then (taken as each arrived, these three were moved).
+    @Test(arguments: [(34 as UInt64, 2, 0.2), (34, 2, 0.4), (14, 5, 0.4)])
+    func aLossWithASecondPlaceThatFitsStaysAsPlacedInTheStore(seed: UInt64, offset: Int, jitter: Double) async {
+        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: seed, offset: offset, jitter: jitter, afterReconnect: true)
+        let recording = StrapGenerator.generate(scenario)
+        #expect(TimelineHypotheses.places(recording).contains { $0.refutedAt == nil }, "a second place fits")
+        let tally = await TimelineScore.score(recording)
+        #expect(tally.stored.missed == 1 && tally.stored.falsePositives == 1 && tally.stored.inexact == 0,
+                "stored as live: \(tally.stored)")
+    }
+
     /// The store gets the correction through the checkpoints: after every event what the checkpoints hold, applied,
     /// is the open series (the late decision rewrites the heartbeat series' tail, `keeping` < `after`).
     @Test(arguments: [35 as UInt64, 27])
