@@ -9,10 +9,11 @@
 /// after R then lies s later than on the unmoved chain and at most at its notification's send: `s + K ≤ c + tolerance`
 /// for each later notification's sample `c = send(n) − chainEnd(n)` on the unmoved chain. One sample with
 /// `c ≤ bound − 2·tolerance` refutes the place, for any K and s. Both are taken with the grid as the model knows it at
-/// each check (its phase moves as less-late arrivals come in, by up to the jitter), so only the difference of send
-/// times enters — the grid's period error, not its phase or the offset K.
+/// each check (the grid moves as arrivals come in), so only the difference of send times enters — the grid's period
+/// error, not its phase or the offset K.
 struct PlaceContest: Sendable {
-    /// Notifications with RR after the re-anchor that may still refute the other places: the 12 runs need up to 11.
+    /// Notifications with RR after the re-anchor that may still refute the other places (with the strap's grid known
+    /// exactly, the listed runs' other place is refuted 5–11 after it: `TimelineHypotheses.places`).
     static let span = 16
     /// Places kept at most; one more closes the contest.
     static let maxPlaces = 4
