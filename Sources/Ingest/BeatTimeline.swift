@@ -125,8 +125,10 @@ struct BeatTimeline: Sendable {
                 // Nothing since the previous notification could have lost a beat, so the beat before this one is
                 // the last one emitted, placed too early by a loss that went unseen: move the chain, flag the
                 // next beat, and emit no implied predecessor (it would be that beat again).
+                let unmoved = position
                 breakChain(.chainBehind)
                 anchor(at: arrival, remaining: remaining, emitImplied: false, settings: settings, into: &result)
+                if let unmoved, let position { result.behindJump = position - unmoved }
             }
         }
         // The chain says the last beat is at position + remaining; the clock says about `arrival`.
@@ -186,6 +188,7 @@ struct BeatTimeline: Sendable {
         breakChain(first.suspect ?? .chainBehind)
         anchor(at: first.arrival, remaining: first.total, emitImplied: first.suspect != nil, settings: settings,
                into: &result)
+        if first.suspect == nil, let position { result.behindJump = position - first.position }
         for notification in all {
             for value in notification.rr {
                 position = (position ?? 0) + Int(value)

@@ -49,6 +49,7 @@ extension DeviceSession {
     mutating func finish(_ reason: FinishReason, at time: Double, effects: inout SessionEffects) {
         releaseHeld(at: time, effects: &effects)
         timeline.closeLateStretch()
+        contest = nil
         guard let batch = series.finish(reason: reason, at: time, context: context) else { return }
         seriesFinished += batch.closingCheckpoints.count
         effects.batches.append((batch, reason))

@@ -112,6 +112,7 @@ extension DeviceSession {
            model.lossIsCertain(firstRR: Double(first) / BeatTimeline.ticksPerSecond) {
             breakChain(model.certainLossReason, at: now, effects: &effects)
         }
+        if settings.quietLossDetection { notePlace() }
         if model.maySuspect { timeline.closeLateStretch() }
         let heldSends = settings.quietLossDetection
             ? timeline.heldSlots.map { slot in
@@ -139,6 +140,7 @@ extension DeviceSession {
             logger.debug("implausible RR dropped", metadata: ["count": "\(result.implausible)"])
         }
         store(beats, at: now, liveGapFirst: result.correction != nil, effects: &effects)
+        if settings.quietLossDetection, contest != nil { contestPlaces(result) }
     }
 
     /// Adds beats to the open series and reports them live; `liveGapFirst`: the first is reported flagged to live

@@ -47,6 +47,8 @@ struct DeviceSession: Sendable {
     var needsCheckpoint = false
 
     var timeline = BeatTimeline()
+    /// A late stretch closed by a notification without RR, until a later arrival decides its place (`PlaceContest`).
+    var contest: PlaceContest?
     var model = TimelineModel()
     var series = OpenSeriesSet()
     var energy = EnergyAccumulator()

@@ -192,18 +192,22 @@ extension OpenSeriesSet {
     }
 
     /// A late decision (`LateCorrection`): the beat at timeline `fromTicks` and every later one move later by
-    /// `shift` ticks, and that beat is flagged. False when the open series does not hold it (it rotated since).
-    mutating func correctBeats(fromTicks: Int, shift: Int) -> Bool {
+    /// `shift` ticks, and that beat is flagged; with `untilTicks`, only those before that beat move, and it is no
+    /// longer flagged (`PlaceContest`). False when the open series does not hold them (it rotated since).
+    mutating func correctBeats(fromTicks: Int, shift: Int, untilTicks: Int? = nil) -> Bool {
         guard let old = heartbeats else { return false }
         let offset = Double(fromTicks - heartbeatBaseTicks) / BeatTimeline.ticksPerSecond
         guard shift > 0, let index = old.beats.lastIndex(where: { $0.offset == offset }) else { return false }
+        let until = untilTicks.map { Double($0 - heartbeatBaseTicks) / BeatTimeline.ticksPerSecond }
+        let end = until.map { u in old.beats.lastIndex { $0.offset == u } } ?? old.beats.count
+        guard let end, end > index else { return false }
         var rebuilt = HeartbeatSeriesBuilder(start: old.start, maximumCount: old.maximumCount, device: old.device,
                                              metadata: old.metadata, uuid: old.uuid)
         let moved = Double(shift) / BeatTimeline.ticksPerSecond
         do {
             for (k, beat) in old.beats.enumerated() {
-                try rebuilt.addBeat(at: k < index ? beat.offset : beat.offset + moved,
-                                    precededByGap: k == index || beat.precededByGap)
+                try rebuilt.addBeat(at: k < index || k >= end ? beat.offset : beat.offset + moved,
+                                    precededByGap: k == index || k != end && beat.precededByGap)
             }
         } catch {
             return false

@@ -136,6 +136,12 @@ struct TimelineModel: Sendable {
     /// The rule a certain loss is flagged with: a skipped slot, else a notification without RR.
     var certainLossReason: GapReason { suspect ?? .missingRR }
 
+    /// The last notification with RR's slot and chain end, while the grid may decide (`PlaceContest`).
+    var lastSample: PlaceContest.Sample? {
+        guard mayDecide, let s = samples.last else { return nil }
+        return PlaceContest.Sample(slot: s.slot, chainEnd: s.chainEnd)
+    }
+
     /// The bounds of the current notification, if the grid is trusted and K known.
     var bounds: SendBounds? {
         guard mayDecide, let slot, let k = offset(wide: suspect != nil), let previous = cadence.sendTime(slot: slot - 1)

@@ -15,4 +15,7 @@ struct TimelineResult: Sendable {
     var anchored = false
     /// A stretch emitted undecided was decided late: the stored beats move and are flagged (`LateStretch`).
     var correction: LateCorrection?
+    /// The chain was found behind with nothing suspect since the previous notification and re-anchored
+    /// (`rr-chain-behind`): how far it jumped, in ticks (`PlaceContest`).
+    var behindJump: Int?
 }

@@ -25,10 +25,41 @@ import Testing
                 "the stored flag counts under the suspect slot's rule: \(tally.gapsByRule)")
     }
 
+    /// The same losses with a notification without RR at a slow heart between the loss and the check that finds
+    /// the chain behind (it may have lost the beat instead, `PlaceContest`): a later arrival refutes that place, 5–11
+    /// notifications after the live `rr-chain-behind` re-anchor, and the stored stretch moves to the fault's place —
+    /// the loss flagged at its beat, the re-anchored notification's beat unflagged, every interval exact.
+    @Test(arguments: [(27 as UInt64, 2), (38, 2), (42, 5)])
+    func aLossWhoseOtherPlaceIsRefutedLaterIsFlaggedAtItsBeatInTheStore(seed: UInt64, offset: Int) async {
+        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: seed, offset: offset, jitter: 0.06, afterReconnect: true)
+        let tally = await TimelineScore.score(StrapGenerator.generate(scenario))
+        #expect(tally.missed == 1 && tally.falsePositives == 1, "live, as before: \(tally.cases)")
+        #expect(tally.stored.missed == 0 && tally.stored.falsePositives == 0 && tally.stored.truePositives >= 2,
+                "stored: \(tally.stored)")
+        #expect(tally.stored.inexact == 0 && tally.stored.unpaired == 0 && tally.unsaved == 0)
+        #expect(tally.invented == 0 && tally.storedRR == tally.deliveredRR)
+        #expect(tally.gapsByRule["rr-chain-behind"] == nil && tally.gapsByRule["lost-notification"] == 1,
+                "the stored flag counts under the suspect slot's rule: \(tally.gapsByRule)")
+    }
+
+    /// Where a second place fits every arrival (`TimelineHypotheses.places`), the stored stretch stays as placed,
+    /// even at 200–400 ms of jitter, where the model's grid moves as arrivals come in: each check takes the bound and
+    /// the samples with the grid as known then (taken as each arrived, these three were moved).
+    @Test(arguments: [(34 as UInt64, 2, 0.2), (34, 2, 0.4), (14, 5, 0.4)])
+    func aLossWithASecondPlaceThatFitsStaysAsPlacedInTheStore(seed: UInt64, offset: Int, jitter: Double) async {
+        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: seed, offset: offset, jitter: jitter, afterReconnect: true)
+        let recording = StrapGenerator.generate(scenario)
+        #expect(TimelineHypotheses.places(recording).contains { $0.refutedAt == nil }, "a second place fits")
+        let tally = await TimelineScore.score(recording)
+        #expect(tally.stored.missed == 1 && tally.stored.falsePositives == 1 && tally.stored.inexact == 0,
+                "stored as live: \(tally.stored)")
+    }
+
     /// The store gets the correction through the checkpoints: after every event what the checkpoints hold, applied,
     /// is the open series (the late decision rewrites the heartbeat series' tail, `keeping` < `after`).
-    @Test func theCheckpointsCarryTheCorrectionToTheStore() async {
-        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: 35, offset: 2, jitter: 0.06, afterReconnect: true)
+    @Test(arguments: [35 as UInt64, 27])
+    func theCheckpointsCarryTheCorrectionToTheStore(seed: UInt64) async {
+        let scenario = StrapScenario.firstSeconds(.slowHeart, seed: seed, offset: 2, jitter: 0.06, afterReconnect: true)
         let (pipeline, sink) = makePipeline()
         var compared = 0
         for step in StrapGenerator.generate(scenario).steps {
