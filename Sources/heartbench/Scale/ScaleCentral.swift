@@ -133,11 +133,12 @@ struct ScaleCentral {
                     + (other.status == 0 ? "" : " (exit \(other.status))") + (same ? ", same answer" : ", **a different answer**")
             }
             if run.peakBytes > ScaleBenchmark.memoryTarget { overBound.append("heartctl --central \(read.name)\(scope.name)") }
-            let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && run.wall * factor < read.yearTarget
+            let ok = run.status == 0 && run.peakBytes <= ScaleBenchmark.memoryTarget && ScaleBenchmark.meets(read.yearTarget, wall: run.wall, scale: factor)
             table.add("`heartctl --central` \(read.name)\(scope.name): wall, peak memory" + (runs.count > 1 ? " (median of \(runs.count))" : ""),
                       heartd: "\(Fmt.s(run.wall)), \(Fmt.mib(run.peakBytes))" + (run.status == 0 ? "" : " (exit \(run.status))"),
                       baseline: baseline,
-                      target: "year < \(Fmt.s(read.yearTarget)) (\(spans)here × \(Fmt.fixed(factor, 1)) ≈ \(Fmt.s(run.wall * factor))); ≤ 64 MiB",
+                      target: ScaleBenchmark.yearTarget(read.yearTarget, wall: run.wall, scale: factor,
+                                                      detail: "\(spans)here × \(Fmt.fixed(factor, 1)) "),
                       verdict: Verdict(ok))
         }
     }
